@@ -1,0 +1,68 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const MODULES = ['identity', 'workspaces', 'work-items', 'sla', 'custom-properties', 'baselines', 'billing'];
+
+/** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */
+const layerRules = [
+  {
+    files: ['src/kernel/**/*.ts', 'src/db/**/*.ts', 'src/http/**/*.ts', 'src/config/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/**'], message: 'kernel, db, http and config never import modules/' }] }],
+    },
+  },
+  {
+    files: ['src/kernel/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/modules/**', '**/http/**', 'fastify', 'pg', '@electric-sql/*'], message: 'kernel/ has no I/O and no framework' }] },
+      ],
+    },
+  },
+  ...MODULES.map((m) => ({
+    files: [`src/modules/${m}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(modules/)?(${MODULES.filter((o) => o !== m).join('|')})/(?!index\\.js$)`,
+              message: 'Use another module only through its index.ts',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['src/modules/**/*.repository.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.\\./(?!\\.\\./(db|kernel)/)', message: 'Repositories import only db/ and kernel/' }] },
+      ],
+    },
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'data/', 'bench/results/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Named exports only' }],
+    },
+  },
+  {
+    files: ['*.config.ts', 'eslint.config.js', 'test/helpers/global-setup.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  ...layerRules,
+);

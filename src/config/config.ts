@@ -1,0 +1,158 @@
+/**
+ * The environment, parsed once into a frozen Config. A bad value stops start-up with a message that names the
+ * variable; secrets are never echoed back.
+ */
+export interface RateLimitConfig {
+  /** Failed sign-ins allowed per e-mail and per client address within `signInWindowMs`. */
+  signInFailures: number;
+  signInWindowMs: number;
+  /** Sign-ups allowed per client address within `signUpWindowMs`. */
+  signUps: number;
+  signUpWindowMs: number;
+}
+
+export interface PaytrConfig {
+  merchantId: string;
+  merchantKey: string;
+  merchantSalt: string;
+  /** Where the token request goes (`{apiBase}/odeme/api/get-token`). */
+  apiBase: string;
+  /** Where the payment page lives (`{iframeBase}/odeme/guvenli/{token}`). */
+  iframeBase: string;
+  testMode: boolean;
+  timeoutMs: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** A postgres:// URL, or null for the embedded PGlite database in `dataDir`. */
+  databaseUrl: string | null;
+  dataDir: string;
+  publicBaseUrl: string;
+  paymentProvider: 'sandbox' | 'paytr';
+  paytr: PaytrConfig;
+  allowSignup: boolean;
+  logLevel: string;
+  billingGraceDays: number;
+  /** How often the periodic jobs (subscription lifecycle) run; 0 turns them off. */
+  jobIntervalMs: number;
+  sessionTtlDays: number;
+  rateLimits: RateLimitConfig;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Development defaults of the built-in sandbox provider; real PayTR credentials must be given explicitly. */
+export const SANDBOX_CREDENTIALS = {
+  merchantId: '100001',
+  merchantKey: 'sandbox-merchant-key',
+  merchantSalt: 'sandbox-merchant-salt',
+} as const;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(name: string, value: string, protocols: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = str(env, 'HOST', '127.0.0.1');
+  const databaseUrl = env.DATABASE_URL ? url('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']) : null;
+  const publicBaseUrl = url(
+    'PUBLIC_BASE_URL',
+    str(env, 'PUBLIC_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`),
+    ['http:', 'https:'],
+  );
+  const paymentProvider = str(env, 'PAYMENT_PROVIDER', 'sandbox');
+  if (paymentProvider !== 'sandbox' && paymentProvider !== 'paytr') {
+    throw new ConfigError(`PAYMENT_PROVIDER must be "sandbox" or "paytr", got "${paymentProvider}"`);
+  }
+  const isSandbox = paymentProvider === 'sandbox';
+  const credential = (name: string, fallback: string): string => {
+    const value = env[name];
+    if (value) return value;
+    if (isSandbox) return fallback;
+    throw new ConfigError(`${name} is required when PAYMENT_PROVIDER=paytr`);
+  };
+  const logLevel = str(env, 'LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const sandboxBase = `${publicBaseUrl}/sandbox/paytr`;
+  const config: Config = {
+    port,
+    host,
+    databaseUrl,
+    dataDir: str(env, 'DATA_DIR', './data'),
+    publicBaseUrl,
+    paymentProvider,
+    paytr: {
+      merchantId: credential('PAYTR_MERCHANT_ID', SANDBOX_CREDENTIALS.merchantId),
+      merchantKey: credential('PAYTR_MERCHANT_KEY', SANDBOX_CREDENTIALS.merchantKey),
+      merchantSalt: credential('PAYTR_MERCHANT_SALT', SANDBOX_CREDENTIALS.merchantSalt),
+      apiBase: url('PAYTR_API_BASE', str(env, 'PAYTR_API_BASE', isSandbox ? sandboxBase : 'https://www.paytr.com'), [
+        'http:',
+        'https:',
+      ]),
+      iframeBase: url(
+        'PAYTR_IFRAME_BASE',
+        str(env, 'PAYTR_IFRAME_BASE', isSandbox ? sandboxBase : 'https://www.paytr.com'),
+        ['http:', 'https:'],
+      ),
+      testMode: bool(env, 'PAYTR_TEST_MODE', isSandbox),
+      timeoutMs: int(env, 'PAYTR_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    allowSignup: bool(env, 'ALLOW_SIGNUP', true),
+    logLevel,
+    billingGraceDays: int(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
+    jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 60_000, 0, 86_400_000),
+    sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 3650),
+    rateLimits: {
+      signInFailures: int(env, 'RATE_LIMIT_SIGNIN_FAILURES', 10, 1, 1_000_000),
+      signInWindowMs: int(env, 'RATE_LIMIT_SIGNIN_WINDOW_S', 900, 1, 86_400) * 1000,
+      signUps: int(env, 'RATE_LIMIT_SIGNUPS', 20, 1, 1_000_000),
+      signUpWindowMs: int(env, 'RATE_LIMIT_SIGNUP_WINDOW_S', 3600, 1, 86_400) * 1000,
+    },
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,97 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Repositories take either the pool or an open transaction. */
+export type Executor = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+// bigint (count(*), sums) comes back as a number: every count here is far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+// numeric too (sums of integers come back as numeric); values here are integral and small.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+
+export function openPostgres(url: string, poolSize = 10): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+/**
+ * PGlite is a single session: one pool of size 1 carries every query, so a transaction never sees another's
+ * half-done work and nothing may hold the connection while waiting on a second one.
+ */
+export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>): Promise<DatabaseHandle> {
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      await db.destroy();
+      await onClose?.();
+    },
+  };
+}
+
+/** Opens (creating if needed) the embedded database in `dataDir`, refusing a folder another process holds. */
+export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const lock = acquireLock(join(dir, 'service.lock'));
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const pglite = await PGlite.create(join(dir, 'pgdata'));
+    return await wrapPglite(pglite, async () => {
+      await pglite.close();
+      lock.release();
+    });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+export async function openDatabase(config: { databaseUrl: string | null; dataDir: string }): Promise<DatabaseHandle> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(config.dataDir);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function acquireLock(path: string): { release(): void } {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      return { release: () => rmSync(path, { force: true }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new Error(
+          `The database folder ${resolve(path, '..')} is in use by process ${holder}; ` +
+            'stop it first or set DATA_DIR to another folder.',
+        );
+      }
+      rmSync(path, { force: true }); // a stale lock left by a process that died
+    }
+  }
+  throw new Error(`Could not lock ${path}`);
+}

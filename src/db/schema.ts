@@ -1,0 +1,8 @@
+import type { BaselinesTables } from './tables/baselines.js';
+import type { BillingTables } from './tables/billing.js';
+import type { CoreTables } from './tables/core.js';
+import type { CustomPropertiesTables } from './tables/custom-properties.js';
+import type { SlaTables } from './tables/sla.js';
+
+/** The whole database, as Kysely sees it: one table-types file per module. */
+export interface Database extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables {}

@@ -1,0 +1,107 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types of the core migration (0001). Kept by hand beside the SQL they describe. */
+type Timestamp = ColumnType<Date, Date, Date>;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  display_name: string;
+  password_hash: string;
+  is_instance_admin: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  kind: 'session' | 'personal';
+  name: string;
+  token_hash: string;
+  prefix: string;
+  created_at: Timestamp;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  role: 'admin' | 'member' | 'guest';
+  created_at: Timestamp;
+}
+
+export interface ProjectsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  identifier: string;
+  description: Generated<string>;
+  sla_policy_id: string | null;
+  issue_seq: Generated<number>;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface StatesTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  group: 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+  color: string;
+  sequence: number;
+  is_default: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IssuesTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  sequence_id: number;
+  name: string;
+  description: Generated<string>;
+  state_id: string;
+  state_group: 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+  priority: 'urgent' | 'high' | 'medium' | 'low' | 'none';
+  assignee_ids: ColumnType<string[], string[] | undefined, string[]>;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: Date | null;
+}
+
+export interface CommentsTable {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  author_id: string;
+  body: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CoreTables {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  workspaces: WorkspacesTable;
+  workspace_members: WorkspaceMembersTable;
+  projects: ProjectsTable;
+  states: StatesTable;
+  issues: IssuesTable;
+  comments: CommentsTable;
+}

@@ -1,0 +1,108 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, ERROR_STATUS, type FieldError } from '../kernel/errors.js';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+};
+
+interface ProblemBody {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  errors?: FieldError[];
+  request_id: string;
+}
+
+export function sendProblem(
+  reply: FastifyReply,
+  code: ErrorCode,
+  detail: string,
+  errors?: FieldError[],
+): FastifyReply {
+  const status = ERROR_STATUS[code];
+  const body: ProblemBody = {
+    type: 'about:blank',
+    title: TITLES[status] ?? 'Error',
+    status,
+    code,
+    detail,
+    request_id: String(reply.request.id),
+  };
+  if (errors?.length) body.errors = errors;
+  return reply.status(status).type('application/problem+json').send(body);
+}
+
+/** One field error per path: schema unions report every branch, the reader needs one line. */
+function fieldErrors(error: FastifyError): FieldError[] {
+  const byPath = new Map<string, string>();
+  const part = error.validationContext;
+  for (const v of error.validation ?? []) {
+    const path = v.instancePath || (v.params?.missingProperty ? `/${String(v.params.missingProperty)}` : '');
+    const message =
+      v.keyword === 'required' && v.params?.requiredProperties
+        ? `must have required properties ${(v.params.requiredProperties as string[]).join(', ')}`
+        : (v.message ?? 'is invalid');
+    byPath.set(path, message);
+  }
+  return [...byPath].map(([path, message]) => ({ path: part && part !== 'body' ? `/${part}${path}` : path, message }));
+}
+
+function classify(error: FastifyError): { code: ErrorCode; detail: string; errors?: FieldError[] } {
+  if (error.validation) {
+    const errors = fieldErrors(error);
+    const first = errors[0];
+    return {
+      code: 'validation_failed',
+      detail: first ? `${first.path || 'request'} ${first.message}` : 'The request is invalid',
+      errors,
+    };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { code: 'unsupported_media_type', detail: 'Send the body as application/json' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { code: 'payload_too_large', detail: 'The body is larger than 1 MiB' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { code: 'invalid_json', detail: 'The body is not valid JSON' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { code: 'validation_failed', detail: 'Content-Length does not match the body' };
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return { code: 'invalid_json', detail: 'The body is not valid JSON' };
+  }
+  if (error.statusCode === 413) return { code: 'payload_too_large', detail: 'The body is larger than 1 MiB' };
+  if (error.statusCode === 415) return { code: 'unsupported_media_type', detail: error.message };
+  if (error.statusCode === 404) return { code: 'not_found', detail: 'Not found' };
+  return { code: 'internal', detail: 'An internal error occurred; it has been logged' };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      if (error.headers) void reply.headers(error.headers);
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return sendProblem(reply, error.code, error.message, error.errors);
+    }
+    const { code, detail, errors } = classify(error);
+    if (code === 'internal') request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, code, detail, errors);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

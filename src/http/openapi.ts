@@ -1,0 +1,32 @@
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+
+export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Work-Item Service',
+        version: '0.1.0',
+        description:
+          'SLA policies and trackers, custom properties, project baselines and workspace billing (PayTR). ' +
+          'Errors are RFC 9457 problem+json. Every path also works without its trailing slash.',
+      },
+      servers: [{ url: publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Session token or personal API token' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: { url: '/openapi.json' },
+    hooks: {},
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Domain events of the work-item core. Publishers call `publish` inside the transaction of the change, and every
+ * subscriber runs in that same transaction: a subscriber that throws rolls the whole change back, so derived data
+ * (SLA trackers, ...) can never disagree with the issue it belongs to.
+ */
+export type Priority = 'urgent' | 'high' | 'medium' | 'low' | 'none';
+export type StateGroup = 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+
+export interface IssueSnapshot {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  priority: Priority;
+  stateGroup: StateGroup;
+  createdBy: string;
+  createdAt: Date;
+}
+
+export type DomainEvent =
+  | { type: 'issue.created'; at: Date; issue: IssueSnapshot }
+  | { type: 'issue.updated'; at: Date; before: IssueSnapshot; after: IssueSnapshot }
+  | { type: 'issue.deleted'; at: Date; issue: IssueSnapshot }
+  | { type: 'comment.created'; at: Date; issue: IssueSnapshot; authorId: string; commentId: string }
+  | {
+      type: 'project.sla_policy_changed';
+      at: Date;
+      workspaceId: string;
+      projectId: string;
+      policyId: string | null;
+    };
+
+export type EventType = DomainEvent['type'];
+export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
+export type EventHandler<Tx, T extends EventType> = (tx: Tx, event: EventOf<T>) => Promise<void>;
+
+export interface EventBus<Tx> {
+  subscribe<T extends EventType>(type: T, handler: EventHandler<Tx, T>): void;
+  publish(tx: Tx, event: DomainEvent): Promise<void>;
+}
+
+export function createEventBus<Tx>(): EventBus<Tx> {
+  const handlers = new Map<EventType, EventHandler<Tx, never>[]>();
+  return {
+    subscribe(type, handler) {
+      const list = handlers.get(type) ?? [];
+      list.push(handler as unknown as EventHandler<Tx, never>);
+      handlers.set(type, list);
+    },
+    async publish(tx, event) {
+      for (const handler of handlers.get(event.type) ?? []) {
+        await (handler as unknown as (tx: Tx, e: DomainEvent) => Promise<void>)(tx, event);
+      }
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  const database = await openDatabase(config);
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database });
+
+  const timers = app.jobs.map((job) =>
+    config.jobIntervalMs > 0
+      ? setInterval(() => {
+          job.run().catch((err: unknown) => app.log.error({ err, job: job.name }, 'periodic job failed'));
+        }, config.jobIntervalMs)
+      : undefined,
+  );
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    timers.forEach((t) => t && clearInterval(t));
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { database: database.kind, provider: config.paymentProvider, docs: `${config.publicBaseUrl}/docs` },
+    'work-item service ready',
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import { NullableTimestamp, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+
+export const RoleSchema = Type.Enum(['admin', 'member', 'guest'], { description: 'Workspace role' });
+
+export const User = Type.Object({
+  id: Uuid,
+  email: Type.String({ format: 'email' }),
+  display_name: Type.String(),
+  is_instance_admin: Type.Boolean(),
+  created_at: Timestamp,
+});
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+
+export const SignUpBody = Type.Object({
+  email: Email,
+  password: Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' }),
+  display_name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+});
+
+export const SignInBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+export const AuthResponse = Type.Object({
+  user: User,
+  token: Type.String({ description: 'Session token; send as Authorization: Bearer <token>' }),
+});
+
+export const ApiToken = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the secret, to recognise it' }),
+  created_at: Timestamp,
+  expires_at: NullableTimestamp,
+  last_used_at: NullableTimestamp,
+});
+
+export const CreatedApiToken = Type.Object({
+  ...ApiToken.properties,
+  token: Type.String({ description: 'The secret; shown only in this response' }),
+});
+
+export const CreateTokenBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+  expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+});
+
+export const TokenParams = Type.Object({ tokenId: Uuid });
+
+export const Member = Type.Object({
+  user_id: Uuid,
+  email: Type.String(),
+  display_name: Type.String(),
+  role: RoleSchema,
+  created_at: Timestamp,
+});
+
+export const AddMemberBody = Type.Object({ email: Email, role: RoleSchema });
+export const UpdateMemberBody = Type.Object({ role: RoleSchema });
+export const MemberParams = Type.Object({ slug: Slug, userId: Uuid });

@@ -1,0 +1,269 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import type { RateLimitConfig } from '../../config/config.js';
+import type { Db, Executor, Tx } from '../../db/database.js';
+import type { Actor } from '../../kernel/actor.js';
+import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
+import { AppError, conflict, forbidden, notFound } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import type { PlanGate } from '../../kernel/plan-gate.js';
+import { iso, isoOrNull } from '../../kernel/time.js';
+import type { IdentityRepository } from './identity.repository.js';
+import { type Permission, type Role, roleAllows } from './permissions.js';
+import { SlidingWindowLimiter } from './rate-limiter.js';
+
+export interface WorkspaceAccess {
+  workspaceId: string;
+  slug: string;
+  userId: string;
+  role: Role;
+}
+
+export interface IdentityDeps {
+  db: Db;
+  repo: IdentityRepository;
+  clock: Clock;
+  planGate: PlanGate<Tx>;
+  allowSignup: boolean;
+  sessionTtlDays: number;
+  rateLimits: RateLimitConfig;
+}
+
+const TOKEN_PREFIX = 'wis_';
+const TOKEN_TOUCH_MS = 5 * 60_000;
+// A real argon2id hash to verify against when the e-mail is unknown, so both paths take the same time.
+const DUMMY_HASH = await hash('not-a-real-password');
+
+const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
+const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+type UserRow = { id: string; email: string; display_name: string; is_instance_admin: boolean; created_at: Date };
+type TokenRow = {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+};
+type MemberRow = { user_id: string; email: string; display_name: string; role: Role; created_at: Date };
+
+export const userView = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  display_name: u.display_name,
+  is_instance_admin: u.is_instance_admin,
+  created_at: iso(u.created_at),
+});
+
+const tokenView = (t: TokenRow) => ({
+  id: t.id,
+  name: t.name,
+  prefix: t.prefix,
+  created_at: iso(t.created_at),
+  expires_at: isoOrNull(t.expires_at),
+  last_used_at: isoOrNull(t.last_used_at),
+});
+
+const memberView = (m: MemberRow) => ({
+  user_id: m.user_id,
+  email: m.email,
+  display_name: m.display_name,
+  role: m.role,
+  created_at: iso(m.created_at),
+});
+
+export type IdentityService = ReturnType<typeof createIdentityService>;
+
+export function createIdentityService(deps: IdentityDeps) {
+  const { db, repo, clock } = deps;
+  const signInByEmail = new SlidingWindowLimiter(clock, deps.rateLimits.signInFailures, deps.rateLimits.signInWindowMs);
+  const signInByIp = new SlidingWindowLimiter(clock, deps.rateLimits.signInFailures, deps.rateLimits.signInWindowMs);
+  const signUpByIp = new SlidingWindowLimiter(clock, deps.rateLimits.signUps, deps.rateLimits.signUpWindowMs);
+
+  async function issueToken(
+    userId: string,
+    kind: 'session' | 'personal',
+    name: string,
+    expiresAt: Date | null,
+    tx: Executor = db,
+  ) {
+    const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const row = await repo.insertToken(
+      {
+        id: newId(),
+        user_id: userId,
+        kind,
+        name,
+        token_hash: sha256(secret),
+        prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
+        created_at: clock.now(),
+        expires_at: expiresAt,
+      },
+      tx,
+    );
+    return { row, secret };
+  }
+
+  async function createUser(input: { email: string; password: string; display_name: string }) {
+    const email = normalizeEmail(input.email);
+    const passwordHash = await hash(input.password);
+    return db.transaction().execute(async (tx) => {
+      await repo.lockFirstUser(tx);
+      const first = (await repo.countUsers(tx)) === 0;
+      const user = await repo.insertUser(tx, {
+        id: newId(),
+        email,
+        display_name: input.display_name.trim(),
+        password_hash: passwordHash,
+        is_instance_admin: first,
+        now: clock.now(),
+      });
+      if (!user) throw conflict('A user with this e-mail already exists');
+      return user;
+    });
+  }
+
+  async function access(actor: Actor, slug: string, permission: Permission, tx: Executor = db): Promise<WorkspaceAccess> {
+    const membership = await repo.findMembershipBySlug(slug, actor.userId, tx);
+    // Not a member looks exactly like "no such workspace": existence never leaks across workspaces.
+    if (!membership) throw notFound('Workspace');
+    if (!roleAllows(membership.role, permission)) throw forbidden();
+    return { workspaceId: membership.workspace_id, slug: membership.slug, userId: actor.userId, role: membership.role };
+  }
+
+  return {
+    createUser,
+    access,
+
+    async signUp(input: { email: string; password: string; display_name: string }, clientIp: string) {
+      if (!deps.allowSignup) throw forbidden('Sign-up is turned off on this instance');
+      signUpByIp.assertAllowed(clientIp, 'sign-ups from this address');
+      signUpByIp.record(clientIp);
+      const user = await createUser(input);
+      const { secret } = await issueToken(user.id, 'session', 'session', addMs(clock.now(), deps.sessionTtlDays * DAY_MS));
+      return { user: userView(user), token: secret };
+    },
+
+    async signIn(input: { email: string; password: string }, clientIp: string) {
+      const email = normalizeEmail(input.email);
+      signInByEmail.assertAllowed(email, 'failed sign-ins for this e-mail');
+      signInByIp.assertAllowed(clientIp, 'failed sign-ins from this address');
+      const user = await repo.findUserByEmail(email);
+      const ok = await verify(user?.password_hash ?? DUMMY_HASH, input.password);
+      if (!user || !ok) {
+        signInByEmail.record(email);
+        signInByIp.record(clientIp);
+        throw new AppError('unauthenticated', 'E-mail or password is wrong');
+      }
+      signInByEmail.clear(email);
+      const { secret } = await issueToken(user.id, 'session', 'session', addMs(clock.now(), deps.sessionTtlDays * DAY_MS));
+      const { password_hash: _, ...rest } = user;
+      return { user: userView(rest), token: secret };
+    },
+
+    async signOut(actor: Actor) {
+      await repo.revokeToken(actor.userId, actor.tokenId, null, clock.now());
+    },
+
+    async resolveToken(token: string): Promise<Actor | null> {
+      if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+      const now = clock.now();
+      const row = await repo.findActiveToken(sha256(token), now);
+      if (!row) return null;
+      if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOKEN_TOUCH_MS) {
+        await repo.touchToken(row.id, now);
+      }
+      return { userId: row.user_id, tokenId: row.id, isInstanceAdmin: row.is_instance_admin };
+    },
+
+    async me(actor: Actor) {
+      const user = await repo.findUserById(actor.userId);
+      if (!user) throw new AppError('unauthenticated', 'The user of this token no longer exists');
+      return userView(user);
+    },
+
+    async listTokens(actor: Actor) {
+      return (await repo.listPersonalTokens(actor.userId, clock.now())).map(tokenView);
+    },
+
+    async createToken(actor: Actor, input: { name: string; expires_in_days?: number }) {
+      const expiresAt = input.expires_in_days ? addMs(clock.now(), input.expires_in_days * DAY_MS) : null;
+      const { row, secret } = await issueToken(actor.userId, 'personal', input.name.trim(), expiresAt);
+      return { ...tokenView(row), token: secret };
+    },
+
+    async deleteToken(actor: Actor, tokenId: string) {
+      if (!(await repo.revokeToken(actor.userId, tokenId, 'personal', clock.now()))) throw notFound('API token');
+    },
+
+    async grantInstanceAdmin(email: string, value = true) {
+      const user = await repo.findUserByEmail(normalizeEmail(email));
+      if (!user) throw notFound('User');
+      const updated = await repo.setInstanceAdmin(user.id, value, clock.now());
+      return userView(updated!);
+    },
+
+    /** The creator of a workspace becomes its admin (called inside the workspace's creating transaction). */
+    async addOwner(tx: Tx, workspaceId: string, userId: string) {
+      await repo.insertMember(tx, { workspace_id: workspaceId, user_id: userId, role: 'admin', created_at: clock.now() });
+    },
+
+    /** Throws 400 unless every id is a member of the workspace. */
+    async assertMembers(tx: Executor, workspaceId: string, userIds: string[], path: string) {
+      const unique = [...new Set(userIds)];
+      const found = new Set(await repo.membersAmong(workspaceId, unique, tx));
+      const missing = unique.filter((id) => !found.has(id));
+      if (missing.length) {
+        throw new AppError('validation_failed', 'Assignees must be members of the workspace', [
+          { path, message: `not a member of the workspace: ${missing.join(', ')}` },
+        ]);
+      }
+    },
+
+    async listMembers(actor: Actor, slug: string) {
+      const ws = await access(actor, slug, 'read');
+      return (await repo.listMembers(ws.workspaceId)).map(memberView);
+    },
+
+    async addMember(actor: Actor, slug: string, input: { email: string; role: Role }) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await access(actor, slug, 'manage', tx);
+        const user = await repo.findUserByEmail(normalizeEmail(input.email), tx);
+        if (!user) throw notFound('User with this e-mail');
+        if (await repo.findMember(ws.workspaceId, user.id, tx)) throw conflict('This user is already a member');
+        await deps.planGate.assertCanAddMember(tx, ws.workspaceId);
+        if (!(await repo.insertMember(tx, { workspace_id: ws.workspaceId, user_id: user.id, role: input.role, created_at: clock.now() }))) {
+          throw conflict('This user is already a member');
+        }
+        return memberView((await repo.findMember(ws.workspaceId, user.id, tx))!);
+      });
+    },
+
+    async updateMember(actor: Actor, slug: string, userId: string, input: { role: Role }) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await access(actor, slug, 'manage', tx);
+        const admins = await repo.lockAdmins(tx, ws.workspaceId);
+        const member = await repo.findMember(ws.workspaceId, userId, tx);
+        if (!member) throw notFound('Member');
+        if (member.role === 'admin' && input.role !== 'admin' && admins.length <= 1) {
+          throw conflict('The last admin of a workspace cannot be demoted');
+        }
+        await repo.updateMemberRole(tx, ws.workspaceId, userId, input.role);
+        return memberView({ ...member, role: input.role });
+      });
+    },
+
+    async removeMember(actor: Actor, slug: string, userId: string) {
+      await db.transaction().execute(async (tx) => {
+        // Leaving a workspace yourself needs no manage right.
+        const ws = await access(actor, slug, userId === actor.userId ? 'read' : 'manage', tx);
+        const admins = await repo.lockAdmins(tx, ws.workspaceId);
+        const member = await repo.findMember(ws.workspaceId, userId, tx);
+        if (!member) throw notFound('Member');
+        if (member.role === 'admin' && admins.length <= 1) throw conflict('The last admin of a workspace cannot be removed');
+        await repo.deleteMember(tx, ws.workspaceId, userId);
+      });
+    },
+  };
+}

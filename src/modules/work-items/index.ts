@@ -1,0 +1,10 @@
+export { type IssueCondition, workItemsRepository } from './work-items.repository.js';
+export { workItemsRoutes } from './work-items.routes.js';
+export {
+  createWorkItemsService,
+  type IssueFilterProvider,
+  issueView,
+  PRIORITIES,
+  STATE_GROUPS,
+  type WorkItemsService,
+} from './work-items.service.js';

@@ -1,0 +1,116 @@
+import { Type } from 'typebox';
+import { NullableTimestamp, PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+
+export const StateGroupSchema = Type.Enum(['backlog', 'unstarted', 'started', 'completed', 'cancelled']);
+export const PrioritySchema = Type.Enum(['urgent', 'high', 'medium', 'low', 'none']);
+
+const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
+const Description = Type.String({ maxLength: 100_000 });
+const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour, e.g. #16A34A' });
+
+export const ProjectParams = Type.Object({ slug: Slug, projectId: Uuid });
+export const StateParams = Type.Object({ slug: Slug, projectId: Uuid, stateId: Uuid });
+export const IssueParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid });
+
+export const Project = Type.Object({
+  id: Uuid,
+  workspace_id: Uuid,
+  name: Type.String(),
+  identifier: Type.String(),
+  description: Type.String(),
+  sla_policy_id: Type.Union([Uuid, Type.Null()], { description: 'SLA policy overriding the workspace default' }),
+  created_by: Uuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Identifier = Type.String({ pattern: '^[A-Z][A-Z0-9]{0,9}$', description: 'Upper-case key, e.g. WEB' });
+const PolicyRef = Type.Union([Uuid, Type.Null()]);
+
+export const CreateProjectBody = Type.Object({
+  name: Name,
+  identifier: Identifier,
+  description: Type.Optional(Description),
+  sla_policy_id: Type.Optional(PolicyRef),
+});
+
+export const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Name),
+  identifier: Type.Optional(Identifier),
+  description: Type.Optional(Description),
+  sla_policy_id: Type.Optional(PolicyRef),
+});
+
+export const State = Type.Object({
+  id: Uuid,
+  project_id: Uuid,
+  name: Type.String(),
+  group: StateGroupSchema,
+  color: Type.String(),
+  sequence: Type.Number(),
+  is_default: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const CreateStateBody = Type.Object({ name: Name, group: StateGroupSchema, color: Type.Optional(Color) });
+export const UpdateStateBody = Type.Object({
+  name: Type.Optional(Name),
+  group: Type.Optional(StateGroupSchema),
+  color: Type.Optional(Color),
+});
+
+export const Issue = Type.Object({
+  id: Uuid,
+  workspace_id: Uuid,
+  project_id: Uuid,
+  sequence_id: Type.Integer({ description: '1, 2, ... within the project' }),
+  name: Type.String(),
+  description: Type.String(),
+  state_id: Uuid,
+  state_group: StateGroupSchema,
+  priority: PrioritySchema,
+  assignee_ids: Type.Array(Uuid),
+  created_by: Uuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  completed_at: NullableTimestamp,
+});
+
+const AssigneeIds = Type.Array(Uuid, { maxItems: 100, description: 'Members of the workspace' });
+
+export const CreateIssueBody = Type.Object({
+  name: Name,
+  description: Type.Optional(Description),
+  state_id: Type.Optional(Uuid),
+  priority: Type.Optional(PrioritySchema),
+  assignee_ids: Type.Optional(AssigneeIds),
+});
+
+export const UpdateIssueBody = Type.Object({
+  name: Type.Optional(Name),
+  description: Type.Optional(Description),
+  state_id: Type.Optional(Uuid),
+  priority: Type.Optional(PrioritySchema),
+  assignee_ids: Type.Optional(AssigneeIds),
+});
+
+export const IssueListQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    state_group: Type.Optional(Type.String({ description: 'One or more state groups, comma-separated' })),
+    priority: Type.Optional(Type.String({ description: 'One or more priorities, comma-separated' })),
+  },
+  { additionalProperties: true },
+);
+
+export const Comment = Type.Object({
+  id: Uuid,
+  issue_id: Uuid,
+  author_id: Uuid,
+  body: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const CreateCommentBody = Type.Object({ body: Type.String({ minLength: 1, maxLength: 100_000, pattern: '\\S' }) });

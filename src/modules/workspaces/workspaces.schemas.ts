@@ -1,0 +1,24 @@
+import { Type } from 'typebox';
+import { Timestamp, Uuid } from '../../http/schemas.js';
+import { RoleSchema } from '../identity/index.js';
+
+export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{1,47}$';
+
+export const Workspace = Type.Object({
+  id: Uuid,
+  slug: Type.String(),
+  name: Type.String(),
+  created_by: Uuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  role: RoleSchema,
+});
+
+export const CreateWorkspaceBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+  slug: Type.String({ pattern: SLUG_PATTERN, description: 'URL identifier: lower-case letters, digits and dashes, 2..48' }),
+});
+
+export const UpdateWorkspaceBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
+});

@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'kysely';
+import { type DatabaseHandle, openPostgres, wrapPglite } from '../../src/db/database.js';
+
+/** The database of DATABASE_URL holds nothing of the tests; they live in `<name>_tpl` and `<name>_t_<random>`. */
+const dbName = (url: string): string => new URL(url).pathname.replace(/^\//, '') || 'postgres';
+export const templateName = (url: string): string => `${dbName(url)}_tpl`;
+export const withDb = (url: string, name: string): string => {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+/** A fresh, migrated database for one test file. */
+export async function openTestDatabase(templates: { pgliteTemplate: string; postgresTemplate: string }): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL;
+  if (url && templates.postgresTemplate) {
+    const name = `${dbName(url)}_t_${randomBytes(5).toString('hex')}`;
+    const admin = openPostgres(url, 1);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await sql.raw(`CREATE DATABASE "${name}" TEMPLATE "${templates.postgresTemplate}"`).execute(admin.db);
+        break;
+      } catch (error) {
+        // Two files copying the template at the same instant: PostgreSQL refuses one; try again.
+        if (attempt >= 20) throw error;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+    const handle = openPostgres(withDb(url, name), 10);
+    return {
+      ...handle,
+      close: async () => {
+        await handle.close();
+        await sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).execute(admin.db);
+        await admin.close();
+      },
+    };
+  }
+  const dump = await readFile(templates.pgliteTemplate);
+  const pglite = await PGlite.create({ loadDataDir: new Blob([dump]) });
+  return wrapPglite(pglite, () => pglite.close());
+}

@@ -1,0 +1,84 @@
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { ManualClock } from '../../src/kernel/clock.js';
+import { openTestDatabase } from './databases.js';
+import { type Api, apiClient } from './http.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  api: Api;
+  clock: ManualClock;
+  database: DatabaseHandle;
+  config: Config;
+  url: string;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type ConfigOverrides = Partial<Omit<Config, 'paytr' | 'rateLimits'>> & {
+  paytr?: Partial<Config['paytr']>;
+  rateLimits?: Partial<Config['rateLimits']>;
+};
+
+/** The service on a fresh database of its own, listening on a real port, with a clock the test moves. */
+export async function startTestApp(overrides: ConfigOverrides = {}, database?: DatabaseHandle): Promise<TestApp> {
+  const port = await freePort();
+  const base = loadConfig({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const config: Config = {
+    ...base,
+    ...overrides,
+    paytr: { ...base.paytr, ...overrides.paytr },
+    rateLimits: {
+      ...base.rateLimits,
+      signInFailures: 1_000_000,
+      signUps: 1_000_000,
+      ...overrides.rateLimits,
+    },
+  };
+  const db = database ?? (await openTestDatabase({ pgliteTemplate: inject('pgliteTemplate'), postgresTemplate: inject('postgresTemplate') }));
+  const clock = new ManualClock();
+  const app = await buildApp({ config, database: db, clock });
+  await app.listen({ port, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    api: apiClient(url),
+    clock,
+    database: db,
+    config,
+    url,
+    close: async () => {
+      await app.close();
+      if (!database) await db.close();
+    },
+  };
+}
+
+/** One app per test file; each test makes its own users and workspace. */
+export function useTestApp(overrides: ConfigOverrides = {}): () => TestApp {
+  let ctx: TestApp | undefined;
+  beforeAll(async () => {
+    ctx = await startTestApp(overrides);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+  return () => {
+    if (!ctx) throw new Error('test app not started');
+    return ctx;
+  };
+}
