@@ -65,7 +65,9 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
 
   const { db } = database;
   const events = createEventBus<Tx>();
+  // ---- billing: plan gate (billing module) ----
   const planGate: PlanGate<Tx> = allowAllPlanGate;
+  // ---- end billing: plan gate ----
 
   const identity = createIdentityService({
     db,
@@ -80,6 +82,18 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity });
 
   app.decorate('jobs', [] as PeriodicJob[]);
+
+  // ---- sla module ----
+  // ---- end sla module ----
+
+  // ---- custom-properties module ----
+  // ---- end custom-properties module ----
+
+  // ---- baselines module ----
+  // ---- end baselines module ----
+
+  // ---- billing module ----
+  // ---- end billing module ----
 
   registerAuthentication(app, identity.resolveToken);
   await registerOpenApi(app, config.publicBaseUrl);
