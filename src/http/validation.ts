@@ -3,15 +3,38 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
 /**
- * Bodies are checked as sent (no coercion: "12" is not a number). Query strings and path parameters are text on the
- * wire, so they are converted to the schema's types and given its defaults before the check.
+ * Query strings and path parameters are text on the wire. Convert a value only when the text is exactly a value of
+ * the schema's type ("1.5" stays text for an integer, so the check refuses it instead of truncating it).
+ */
+function convertText(schema: TSchema, value: unknown): unknown {
+  const s = schema as { type?: string; properties?: Record<string, TSchema> };
+  if (s.type === 'object' && s.properties && value && typeof value === 'object' && !Array.isArray(value)) {
+    const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    for (const [key, sub] of Object.entries(s.properties)) {
+      if (key in out) out[key] = convertText(sub, out[key]);
+    }
+    return out;
+  }
+  if (typeof value !== 'string') return value;
+  if (s.type === 'integer' && INTEGER.test(value)) return Number(value);
+  if (s.type === 'number' && NUMBER.test(value)) return Number(value);
+  if (s.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+/**
+ * Bodies are checked as sent (no coercion: "12" is not a number). Query strings and path parameters are converted
+ * strictly to the schema's types and given its defaults before the check.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
   const convert = httpPart !== 'body';
   return (value: unknown) => {
-    const candidate = convert ? Value.Default(schema, Value.Convert(schema, value)) : value;
+    const candidate = convert ? Value.Default(schema, convertText(schema, value)) : value;
     if (check.Check(candidate)) return { value: candidate };
     return { error: check.Errors(candidate) as never };
   };
