@@ -34,6 +34,13 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 2;
   }
+  if (command === 'create-user' && (values.password ?? '').length < 8) {
+    throw new ConfigError('--password must have at least 8 characters');
+  }
+  if (!['migrate', 'create-user', 'grant-admin', 'revoke-admin', 'openapi'].includes(command)) {
+    console.error(`Unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
   const config = loadConfig();
   const database = await openDatabase(config);
   try {
@@ -58,7 +65,6 @@ async function main(): Promise<number> {
         return 0;
       case 'create-user': {
         const password = need('password');
-        if (password.length < 8) throw new ConfigError('--password must have at least 8 characters');
         const user = await identity.createUser({ email: need('email'), password, display_name: values.name ?? need('email') });
         const final = values.admin ? await identity.grantInstanceAdmin(user.email) : user;
         console.log(JSON.stringify(final, null, 2));
