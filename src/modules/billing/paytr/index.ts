@@ -1,0 +1,31 @@
+export { type CallbackParseResult, type CallbackPayload, parseCallback } from './callback.js';
+export {
+  buildTokenForm,
+  createPaytrClient,
+  DEFAULT_TIMEOUT_LIMIT_MINUTES,
+  FIELD_LIMITS,
+  type PaytrClient,
+  PaytrError,
+  type PaytrErrorKind,
+  type TokenRequest,
+  type TokenResult,
+} from './client.js';
+export {
+  checkTokenRequest,
+  DEFAULT_RETRY_DELAYS_MS,
+  returnPages,
+  SANDBOX_PREFIX,
+  sandboxNotification,
+  type SandboxOptions,
+  sandboxRoutes,
+} from './sandbox.js';
+export {
+  callbackHash,
+  type PaytrCredentials,
+  safeEqual,
+  type TokenHashFields,
+  tokenRequestHash,
+  verifyCallbackHash,
+  verifyTokenRequestHash,
+} from './signatures.js';
+export { decodeBasket, encodeBasket, formatMajor, fromPaytrCurrency, toPaytrCurrency } from './wire.js';

@@ -1,0 +1,58 @@
+/**
+ * Small wire-format helpers shared by the client, the callback parser and the sandbox. PayTR says `TL` where the
+ * rest of the service says `TRY` (ISO 4217); the mapping happens here and nowhere else.
+ */
+
+/** The currencies PayTR's iFrame API takes, as it spells them. `TRY` is accepted as a synonym of `TL`. */
+export const PAYTR_CURRENCIES = ['TL', 'USD', 'EUR', 'GBP', 'RUB'] as const;
+
+/** ISO 4217 -> PayTR (`TRY` -> `TL`). */
+export function toPaytrCurrency(iso: string): string {
+  const upper = iso.trim().toUpperCase();
+  return upper === 'TRY' ? 'TL' : upper;
+}
+
+/** PayTR -> ISO 4217 (`TL` -> `TRY`). */
+export function fromPaytrCurrency(paytr: string): string {
+  const upper = paytr.trim().toUpperCase();
+  return upper === 'TL' ? 'TRY' : upper;
+}
+
+/** Minor units (a non-negative integer) -> major units with two decimals: 29900 -> "299.00", 5 -> "0.05". */
+export function formatMajor(minor: number): string {
+  if (!Number.isSafeInteger(minor) || minor < 0) throw new RangeError(`not an amount in minor units: ${minor}`);
+  return `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+}
+
+/** A basket line as PayTR documents it: `[name, unit price in major units with two decimals, quantity]`. */
+export type PaytrBasketLine = [string, string, number];
+
+/** base64(JSON([[name, "299.00", 1], ...])). */
+export function encodeBasket(lines: { name: string; amount: number; quantity: number }[]): string {
+  const json: PaytrBasketLine[] = lines.map((l) => [l.name, formatMajor(l.amount), l.quantity]);
+  return Buffer.from(JSON.stringify(json), 'utf8').toString('base64');
+}
+
+/** Decodes a `user_basket`; null when it is not base64 JSON of `[[string, "decimal", positive int], ...]` (>= 1 line). */
+export function decodeBasket(encoded: string): PaytrBasketLine[] | null {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return null;
+  const lines: PaytrBasketLine[] = [];
+  for (const line of parsed as unknown[]) {
+    if (!Array.isArray(line) || line.length !== 3) return null;
+    const [name, price, quantity] = line as unknown[];
+    if (typeof name !== 'string' || name.trim() === '') return null;
+    const priceText = typeof price === 'number' ? String(price) : price;
+    if (typeof priceText !== 'string' || !/^\d+(\.\d{1,2})?$/.test(priceText)) return null;
+    const qty = typeof quantity === 'string' && /^\d+$/.test(quantity) ? Number(quantity) : quantity;
+    if (typeof qty !== 'number' || !Number.isSafeInteger(qty) || qty < 1) return null;
+    lines.push([name, priceText, qty]);
+  }
+  return lines;
+}
