@@ -11,8 +11,21 @@ import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { createEventBus } from './kernel/events.js';
 import { newId } from './kernel/ids.js';
-import { allowAllPlanGate, type PlanGate } from './kernel/plan-gate.js';
+import type { PlanGate } from './kernel/plan-gate.js';
+import { createBaselinesService, baselinesRepository, baselinesRoutes } from './modules/baselines/index.js';
+import { createCustomPropertiesService, customPropertiesRepository, customPropertiesRoutes } from './modules/custom-properties/index.js';
+import {
+  billingCallbackRoutes,
+  billingRepository,
+  billingRoutes,
+  createBillingService,
+  createPaytrClient,
+  createPlanGate,
+  returnPages,
+  sandboxRoutes,
+} from './modules/billing/index.js';
 import { createIdentityService, identityRepository, identityRoutes } from './modules/identity/index.js';
+import { createSlaService, slaRepository, slaRoutes } from './modules/sla/index.js';
 import { createWorkItemsService, workItemsRepository, workItemsRoutes } from './modules/work-items/index.js';
 import { createWorkspacesService, workspacesRepository, workspacesRoutes } from './modules/workspaces/index.js';
 
@@ -66,7 +79,8 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   const { db } = database;
   const events = createEventBus<Tx>();
   // ---- billing: plan gate (billing module) ----
-  const planGate: PlanGate<Tx> = allowAllPlanGate;
+  const billingRepo = billingRepository(db);
+  const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
   // ---- end billing: plan gate ----
 
   const identity = createIdentityService({
@@ -82,21 +96,49 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity });
 
   app.decorate('jobs', [] as PeriodicJob[]);
+  // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
+  registerAuthentication(app, identity.resolveToken);
+  await registerOpenApi(app, config.publicBaseUrl);
 
   // ---- sla module ----
+  const sla = createSlaService({ db, repo: slaRepository(db), clock, identity });
+  sla.subscribe(events);
+  await app.register(slaRoutes, { sla });
   // ---- end sla module ----
 
   // ---- custom-properties module ----
+  const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(db), clock, identity, workItems, planGate });
+  workItems.registerIssueFilter(customProperties.issueFilter);
+  await app.register(customPropertiesRoutes, { customProperties });
   // ---- end custom-properties module ----
 
   // ---- baselines module ----
+  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems });
+  await app.register(baselinesRoutes, { baselines });
   // ---- end baselines module ----
 
   // ---- billing module ----
+  const billing = createBillingService({
+    db,
+    repo: billingRepo,
+    clock,
+    identity,
+    provider: createPaytrClient(config.paytr),
+    credentials: config.paytr,
+    graceDays: config.billingGraceDays,
+    publicBaseUrl: config.publicBaseUrl,
+    log: app.log,
+  });
+  app.jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
+  await app.register(billingRoutes, { billing });
+  await app.register(billingCallbackRoutes, { billing });
+  if (config.paymentProvider === 'sandbox') {
+    await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/` });
+  } else {
+    await app.register(returnPages);
+  }
   // ---- end billing module ----
 
-  registerAuthentication(app, identity.resolveToken);
-  await registerOpenApi(app, config.publicBaseUrl);
   await app.register(healthRoutes, { db });
   await app.register(identityRoutes, { identity });
   await app.register(workspacesRoutes, { workspaces });

@@ -15,9 +15,15 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const database = await openDatabase(config);
+  let logDatabaseError = (error: Error) => console.error(`database connection lost: ${error.message}`);
+  const database = await openDatabase(config, (error) => logDatabaseError(error));
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database });
+  logDatabaseError = (error) => app.log.warn({ err: error }, 'database connection lost; the pool replaces it');
+  if (process.env.BENCH_MINIMAL_ROUTES === '1') {
+    // `npm run bench` only: raw-SQL twins of the hot endpoints, for the real/minimal throughput ratio.
+    await (await import('../bench/minimal-routes.js')).registerMinimalRoutes(app, database);
+  }
 
   const timers = app.jobs.map((job) =>
     config.jobIntervalMs > 0

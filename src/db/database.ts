@@ -21,8 +21,11 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
 // numeric too (sums of integers come back as numeric); values here are integral and small.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
-export function openPostgres(url: string, poolSize = 10): DatabaseHandle {
+export function openPostgres(url: string, poolSize = 10, onError?: (error: Error) => void): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection that dies (server restart, admin termination) is dropped from the pool; without this
+  // listener the 'error' event would crash the process.
+  pool.on('error', (error) => onError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
@@ -63,8 +66,11 @@ export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   }
 }
 
-export async function openDatabase(config: { databaseUrl: string | null; dataDir: string }): Promise<DatabaseHandle> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(config.dataDir);
+export async function openDatabase(
+  config: { databaseUrl: string | null; dataDir: string },
+  onError?: (error: Error) => void,
+): Promise<DatabaseHandle> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, 10, onError) : openPglite(config.dataDir);
 }
 
 function isAlive(pid: number): boolean {

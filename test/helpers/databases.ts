@@ -13,6 +13,23 @@ export const withDb = (url: string, name: string): string => {
   return u.toString();
 };
 
+/**
+ * Drops a test database once its connections are gone. Pool.end() can return before the server has seen every
+ * disconnect, so wait for them rather than killing them (WITH FORCE) under a client that is still listening.
+ */
+async function dropDatabase(admin: DatabaseHandle, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await sql.raw(`DROP DATABASE IF EXISTS "${name}"`).execute(admin.db);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006') throw error; // 55006: still in use
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).execute(admin.db);
+}
+
 /** A fresh, migrated database for one test file. */
 export async function openTestDatabase(templates: { pgliteTemplate: string; postgresTemplate: string }): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL;
@@ -34,7 +51,7 @@ export async function openTestDatabase(templates: { pgliteTemplate: string; post
       ...handle,
       close: async () => {
         await handle.close();
-        await sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).execute(admin.db);
+        await dropDatabase(admin, name);
         await admin.close();
       },
     };

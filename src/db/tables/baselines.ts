@@ -1,3 +1,45 @@
-/** Table types of the baselines module's migrations. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface BaselinesTables {}
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types of the baselines migration (0300). Kept by hand beside the SQL they describe. */
+type Timestamp = ColumnType<Date, Date, Date>;
+type Count = Generated<number>;
+type StateGroup = 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+type Priority = 'urgent' | 'high' | 'medium' | 'low' | 'none';
+
+export interface BaselinesTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  total_issues: Count;
+  completed_issues: Count;
+  state_backlog: Count;
+  state_unstarted: Count;
+  state_started: Count;
+  state_completed: Count;
+  state_cancelled: Count;
+  priority_urgent: Count;
+  priority_high: Count;
+  priority_medium: Count;
+  priority_low: Count;
+  priority_none: Count;
+  snapshot_at: Timestamp;
+  created_by: string;
+  created_at: Timestamp;
+}
+
+/** One row per issue of the project at snapshot time (no foreign key to issues: removed issues stay described). */
+export interface BaselineItemsTable {
+  workspace_id: string;
+  baseline_id: string;
+  issue_id: string;
+  sequence_id: number;
+  name: string;
+  state_group: StateGroup;
+  priority: Priority;
+}
+
+export interface BaselinesTables {
+  baselines: BaselinesTable;
+  baseline_items: BaselineItemsTable;
+}

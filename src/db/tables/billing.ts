@@ -1,3 +1,135 @@
-/** Table types of the billing module's migrations. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface BillingTables {}
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types of the billing module's migration (0400). Kept by hand beside the SQL they describe. */
+type Timestamp = ColumnType<Date, Date, Date>;
+/** jsonb: read as a value, written as JSON text. */
+type Json<T> = ColumnType<T, string, string>;
+
+export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled' | 'expired';
+export type BillingInterval = 'month' | 'year';
+export type PaymentStatus = 'pending' | 'success' | 'failed' | 'refunded';
+
+export interface PlansTable {
+  slug: string;
+  name: string;
+  max_users: number;
+  max_projects: number;
+  max_storage_gb: number;
+  ai_tokens_monthly: number;
+  features: Json<Record<string, boolean>>;
+  price_month: number | null;
+  price_year: number | null;
+  currency: string;
+  trial_days: number;
+  is_active: boolean;
+  sort_order: number;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  workspace_id: string;
+  plan_slug: string;
+  status: SubscriptionStatus;
+  billing_interval: BillingInterval;
+  currency: string;
+  amount_per_period: number;
+  current_period_start: Timestamp;
+  current_period_end: Timestamp;
+  cancel_at_period_end: boolean;
+  canceled_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkspaceTrialsTable {
+  workspace_id: string;
+  plan_slug: string;
+  started_at: Timestamp;
+  ends_at: Timestamp;
+}
+
+export interface PaymentsTable {
+  id: string;
+  workspace_id: string;
+  merchant_oid: string;
+  plan_slug: string;
+  billing_interval: BillingInterval;
+  list_amount: number;
+  discount_amount: number;
+  amount: number;
+  currency: string;
+  coupon_code: string | null;
+  status: PaymentStatus;
+  failure_reason: string | null;
+  provider_total_amount: number | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  paid_at: Date | null;
+  updated_at: Timestamp;
+}
+
+export interface InvoiceCountersTable {
+  year: number;
+  last_number: number;
+}
+
+export interface InvoicesTable {
+  id: string;
+  workspace_id: string;
+  payment_id: string;
+  invoice_number: string;
+  plan_slug: string;
+  plan_name: string;
+  billing_interval: BillingInterval;
+  subtotal_amount: number;
+  discount_amount: number;
+  total_amount: number;
+  currency: string;
+  coupon_code: string | null;
+  period_start: Timestamp;
+  period_end: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface CouponsTable {
+  code: string;
+  percent_off: number | null;
+  amount_off: number | null;
+  currency: string | null;
+  plan_slugs: string[] | null;
+  max_redemptions: number | null;
+  redeem_by: Date | null;
+  times_redeemed: Generated<number>;
+  created_at: Timestamp;
+}
+
+export interface CouponRedemptionsTable {
+  coupon_code: string;
+  workspace_id: string;
+  payment_id: string;
+  redeemed_at: Timestamp;
+}
+
+export interface BillingEventsTable {
+  id: string;
+  workspace_id: string;
+  subscription_id: string | null;
+  payment_id: string | null;
+  type: string;
+  from_status: string | null;
+  to_status: string | null;
+  data: Json<Record<string, unknown>>;
+  at: Timestamp;
+}
+
+export interface BillingTables {
+  plans: PlansTable;
+  subscriptions: SubscriptionsTable;
+  workspace_trials: WorkspaceTrialsTable;
+  payments: PaymentsTable;
+  invoice_counters: InvoiceCountersTable;
+  invoices: InvoicesTable;
+  coupons: CouponsTable;
+  coupon_redemptions: CouponRedemptionsTable;
+  billing_events: BillingEventsTable;
+}

@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { actorOf } from '../../http/auth.js';
+import { errorResponses, NoContent } from '../../http/schemas.js';
+import { Baseline, BaselineParams, CreateBaselineBody, Deviation, DeviationQuery, ProjectParams } from './baselines.schemas.js';
+import type { BaselinesService } from './baselines.service.js';
+
+export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesService }> = async (app, { baselines }) => {
+  const tags = ['baselines'];
+  const P = '/api/workspaces/:slug/projects/:projectId/baselines/';
+  const B = '/api/workspaces/:slug/baselines/:baselineId/';
+
+  app.get(
+    P,
+    { schema: { tags, summary: 'Baselines of the project, newest first', params: ProjectParams, response: { 200: Type.Array(Baseline), ...errorResponses(400, 404) } } },
+    async (req) => baselines.list(actorOf(req), req.params.slug, req.params.projectId),
+  );
+  app.post(
+    P,
+    {
+      schema: {
+        tags,
+        summary: 'Snapshot the project now (admin)',
+        description:
+          'Counts the issues of the project by state group and by priority at one instant, and keeps each ' +
+          "issue's state group and priority so that the deviation can name the issues added, removed or changed since.",
+        params: ProjectParams,
+        body: CreateBaselineBody,
+        response: { 201: Baseline, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await baselines.create(actorOf(req), req.params.slug, req.params.projectId, req.body)),
+  );
+  app.get(
+    B,
+    { schema: { tags, summary: 'One baseline', params: BaselineParams, response: { 200: Baseline, ...errorResponses(400, 404) } } },
+    async (req) => baselines.get(actorOf(req), req.params.slug, req.params.baselineId),
+  );
+  app.delete(
+    B,
+    { schema: { tags, summary: 'Delete a baseline (admin)', params: BaselineParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
+    async (req, reply) => {
+      await baselines.remove(actorOf(req), req.params.slug, req.params.baselineId);
+      return reply.status(204).send();
+    },
+  );
+  app.get(
+    `${B}deviation/`,
+    {
+      schema: {
+        tags,
+        summary: 'Compare a baseline with the project now',
+        description:
+          'Totals and per-group deltas (current minus baseline), and issue by issue: the issues added since, removed ' +
+          'since, and changed (state group or priority) since, each list cut at `items_limit` with its full count.',
+        params: BaselineParams,
+        querystring: DeviationQuery,
+        response: { 200: Deviation, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => baselines.deviation(actorOf(req), req.params.slug, req.params.baselineId, req.query),
+  );
+};

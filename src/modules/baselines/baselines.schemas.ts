@@ -1,0 +1,84 @@
+import { Type } from 'typebox';
+import { Slug, Timestamp, Uuid } from '../../http/schemas.js';
+import { DEFAULT_ITEMS_LIMIT, MAX_ITEMS_LIMIT } from './baselines.logic.js';
+
+const StateGroupSchema = Type.Enum(['backlog', 'unstarted', 'started', 'completed', 'cancelled']);
+const PrioritySchema = Type.Enum(['urgent', 'high', 'medium', 'low', 'none']);
+const Count = Type.Integer({ minimum: 0 });
+const Delta = Type.Integer({ description: 'current minus baseline: positive is an increase since the baseline' });
+
+export const ProjectParams = Type.Object({ slug: Slug, projectId: Uuid });
+export const BaselineParams = Type.Object({ slug: Slug, baselineId: Uuid });
+
+export const CreateBaselineBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'Name of the baseline, 1..255 characters' }),
+});
+
+const stateMap = <T extends ReturnType<typeof Type.Integer>>(value: T, description: string) =>
+  Type.Object(
+    { backlog: value, unstarted: value, started: value, completed: value, cancelled: value },
+    { description: `${description}; every state group is present` },
+  );
+const priorityMap = <T extends ReturnType<typeof Type.Integer>>(value: T, description: string) =>
+  Type.Object(
+    { urgent: value, high: value, medium: value, low: value, none: value },
+    { description: `${description}; every priority is present` },
+  );
+
+export const Baseline = Type.Object({
+  id: Uuid,
+  workspace_id: Uuid,
+  project_id: Uuid,
+  name: Type.String(),
+  total_issues: Type.Integer({ minimum: 0, description: 'Issues in the project at snapshot time' }),
+  completed_issues: Type.Integer({ minimum: 0, description: 'Issues in a completed state at snapshot time' }),
+  state_breakdown: stateMap(Count, 'Issues by state group at snapshot time, summing to total_issues'),
+  priority_breakdown: priorityMap(Count, 'Issues by priority at snapshot time, summing to total_issues'),
+  snapshot_at: Timestamp,
+  created_by: Uuid,
+  created_at: Timestamp,
+});
+
+const IssueAt = Type.Object({ state_group: StateGroupSchema, priority: PrioritySchema });
+const listOf = <T extends ReturnType<typeof Type.Object>>(item: T, description: string) =>
+  Type.Object(
+    {
+      count: Type.Integer({ minimum: 0, description: 'How many issues in all (the items list may be cut short)' }),
+      items: Type.Array(item, { description: 'At most items_limit issues, by sequence_id' }),
+    },
+    { description },
+  );
+
+export const Deviation = Type.Object({
+  baseline: Baseline,
+  current_total: Type.Integer({ minimum: 0, description: 'Issues in the project now' }),
+  current_completed: Type.Integer({ minimum: 0, description: 'Issues in a completed state now' }),
+  issues_delta: Delta,
+  completion_delta: Delta,
+  state_delta: stateMap(Delta, 'Change of the count of each state group'),
+  priority_delta: priorityMap(Delta, 'Change of the count of each priority'),
+  current_state_breakdown: stateMap(Count, 'Issues by state group now'),
+  current_priority_breakdown: priorityMap(Count, 'Issues by priority now'),
+  items_limit: Type.Integer({ minimum: 0, description: 'The cap applied to each of added, removed and changed' }),
+  added: listOf(
+    Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), state_group: StateGroupSchema, priority: PrioritySchema }),
+    'Issues created since the baseline, with their state group and priority now',
+  ),
+  removed: listOf(
+    Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), state_group: StateGroupSchema, priority: PrioritySchema }),
+    'Issues deleted since the baseline, as they were at snapshot time',
+  ),
+  changed: listOf(
+    Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String({ description: 'Current name' }), from: IssueAt, to: IssueAt }),
+    'Issues whose state group or priority differs from the baseline',
+  ),
+});
+
+export const DeviationQuery = Type.Object({
+  items_limit: Type.Integer({
+    minimum: 0,
+    maximum: MAX_ITEMS_LIMIT,
+    default: DEFAULT_ITEMS_LIMIT,
+    description: `Cap on each of added, removed and changed, 0..${MAX_ITEMS_LIMIT} (default ${DEFAULT_ITEMS_LIMIT}); counts are never cut`,
+  }),
+});

@@ -1,0 +1,283 @@
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+
+export type BillingRepository = ReturnType<typeof billingRepository>;
+
+export type PlanRow = Awaited<ReturnType<BillingRepository['listPlans']>>[number];
+export type SubscriptionRow = Selectable<Database['subscriptions']>;
+export type PaymentRow = Awaited<ReturnType<BillingRepository['findPaymentByOid']>> & {};
+export type InvoiceRow = Awaited<ReturnType<BillingRepository['insertInvoice']>>;
+export type CouponRow = Awaited<ReturnType<BillingRepository['listCoupons']>>[number];
+
+const planColumns = [
+  'slug',
+  'name',
+  'max_users',
+  'max_projects',
+  'max_storage_gb',
+  'ai_tokens_monthly',
+  'features',
+  'price_month',
+  'price_year',
+  'currency',
+  'trial_days',
+  'is_active',
+  'sort_order',
+] as const;
+
+export function billingRepository(db: Db) {
+  return {
+    // ---- workspaces (read-only use of the core table) ----
+
+    /** Serialises billing writes of one workspace; NO KEY UPDATE leaves inserts that reference it unblocked. */
+    async lockWorkspace(tx: Executor, workspaceId: string) {
+      await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().execute();
+    },
+
+    countMembers(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('workspace_members')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+        .then((r) => r.n);
+    },
+
+    countProjects(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+        .then((r) => r.n);
+    },
+
+    // ---- plans ----
+
+    listPlans(tx: Executor = db, onlyActive = false) {
+      let q = tx.selectFrom('plans').select(planColumns);
+      if (onlyActive) q = q.where('is_active', '=', true);
+      return q.orderBy('sort_order').orderBy('slug').execute();
+    },
+
+    findPlan(slug: string, tx: Executor = db) {
+      return tx.selectFrom('plans').select(planColumns).where('slug', '=', slug).executeTakeFirst();
+    },
+
+    insertPlan(tx: Executor, plan: Insertable<Database['plans']>) {
+      return tx.insertInto('plans').values(plan).onConflict((oc) => oc.column('slug').doNothing()).returning(planColumns).executeTakeFirst();
+    },
+
+    updatePlan(tx: Executor, slug: string, patch: Updateable<Database['plans']>) {
+      return tx.updateTable('plans').set(patch).where('slug', '=', slug).returning(planColumns).executeTakeFirst();
+    },
+
+    // ---- subscriptions ----
+
+    findSubscription(workspaceId: string, tx: Executor = db, lock = false) {
+      let q = tx.selectFrom('subscriptions').selectAll().where('workspace_id', '=', workspaceId);
+      if (lock) q = q.forUpdate();
+      return q.executeTakeFirst();
+    },
+
+    /** Subscriptions with a transition due, claimed so that another instance skips them. */
+    claimDueSubscriptions(tx: Executor, now: Date, graceCutoff: Date, limit: number) {
+      return tx
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', 'in', ['trialing', 'active']), eb('current_period_end', '<=', now)]),
+            eb.and([eb('status', '=', 'past_due'), eb('current_period_end', '<=', graceCutoff)]),
+          ]),
+        )
+        .orderBy('current_period_end')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+    },
+
+    insertSubscription(tx: Executor, row: Insertable<Database['subscriptions']>) {
+      return tx.insertInto('subscriptions').values(row).returningAll().executeTakeFirstOrThrow();
+    },
+
+    updateSubscription(tx: Executor, id: string, patch: Updateable<Database['subscriptions']>) {
+      return tx.updateTable('subscriptions').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    },
+
+    /** Replaces the workspace's subscription row in place (also its id, for a fresh subscription). */
+    replaceSubscription(tx: Executor, oldId: string, row: Updateable<Database['subscriptions']>) {
+      return tx.updateTable('subscriptions').set(row).where('id', '=', oldId).returningAll().executeTakeFirstOrThrow();
+    },
+
+    insertTrial(tx: Executor, row: Insertable<Database['workspace_trials']>) {
+      return tx
+        .insertInto('workspace_trials')
+        .values(row)
+        .onConflict((oc) => oc.column('workspace_id').doNothing())
+        .returning('workspace_id')
+        .executeTakeFirst();
+    },
+
+    // ---- payments ----
+
+    insertPayment(tx: Executor, row: Insertable<Database['payments']>) {
+      return tx.insertInto('payments').values(row).returningAll().executeTakeFirstOrThrow();
+    },
+
+    findPaymentByOid(merchantOid: string, tx: Executor = db) {
+      return tx.selectFrom('payments').selectAll().where('merchant_oid', '=', merchantOid).executeTakeFirst();
+    },
+
+    /**
+     * The idempotency point of the callback: only a pending payment moves, and of concurrent identical callbacks
+     * exactly one sees a row come back (the others wait on the row lock, then find it no longer pending).
+     */
+    settlePendingPayment(
+      tx: Executor,
+      merchantOid: string,
+      patch: { status: 'success' | 'failed'; failure_reason: string | null; provider_total_amount: number | null; paid_at: Date | null; updated_at: Date },
+    ) {
+      return tx
+        .updateTable('payments')
+        .set(patch)
+        .where('merchant_oid', '=', merchantOid)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    failPendingPayment(tx: Executor, paymentId: string, reason: string, now: Date) {
+      return tx
+        .updateTable('payments')
+        .set({ status: 'failed', failure_reason: reason, updated_at: now })
+        .where('id', '=', paymentId)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async listPayments(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+      const [rows, total] = await Promise.all([
+        tx
+          .selectFrom('payments')
+          .selectAll()
+          .where('workspace_id', '=', workspaceId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .offset(offset)
+          .limit(limit)
+          .execute(),
+        tx
+          .selectFrom('payments')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .executeTakeFirstOrThrow()
+          .then((r) => r.n),
+      ]);
+      return { rows, total };
+    },
+
+    // ---- invoices ----
+
+    /** The next gapless number of `year`: the counter row stays locked until the payment's transaction ends. */
+    nextInvoiceNumber(tx: Executor, year: number) {
+      return tx
+        .insertInto('invoice_counters')
+        .values({ year, last_number: 1 })
+        .onConflict((oc) => oc.column('year').doUpdateSet({ last_number: sql<number>`invoice_counters.last_number + 1` }))
+        .returning('last_number')
+        .executeTakeFirstOrThrow()
+        .then((r) => r.last_number);
+    },
+
+    insertInvoice(tx: Executor, row: Insertable<Database['invoices']>) {
+      return tx.insertInto('invoices').values(row).returningAll().executeTakeFirstOrThrow();
+    },
+
+    async listInvoices(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+      const [rows, total] = await Promise.all([
+        tx
+          .selectFrom('invoices')
+          .selectAll()
+          .where('workspace_id', '=', workspaceId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .offset(offset)
+          .limit(limit)
+          .execute(),
+        tx
+          .selectFrom('invoices')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .executeTakeFirstOrThrow()
+          .then((r) => r.n),
+      ]);
+      return { rows, total };
+    },
+
+    // ---- coupons ----
+
+    listCoupons(tx: Executor = db) {
+      return tx.selectFrom('coupons').selectAll().orderBy('created_at', 'desc').orderBy('code').execute();
+    },
+
+    findCoupon(code: string, tx: Executor = db) {
+      return tx.selectFrom('coupons').selectAll().where('code', '=', code).executeTakeFirst();
+    },
+
+    insertCoupon(tx: Executor, row: Insertable<Database['coupons']>) {
+      return tx.insertInto('coupons').values(row).onConflict((oc) => oc.column('code').doNothing()).returningAll().executeTakeFirst();
+    },
+
+    deleteCoupon(code: string, tx: Executor = db) {
+      return tx
+        .deleteFrom('coupons')
+        .where('code', '=', code)
+        .executeTakeFirst()
+        .then((r) => Number(r.numDeletedRows) > 0);
+    },
+
+    hasRedeemed(tx: Executor, code: string, workspaceId: string) {
+      return tx
+        .selectFrom('coupon_redemptions')
+        .select('payment_id')
+        .where('coupon_code', '=', code)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst()
+        .then((r) => r !== undefined);
+    },
+
+    /** Takes one redemption, never past max_redemptions (the row lock makes the last one go to one payment only). */
+    takeRedemption(tx: Executor, code: string) {
+      return tx
+        .updateTable('coupons')
+        .set((eb) => ({ times_redeemed: eb('times_redeemed', '+', 1) }))
+        .where('code', '=', code)
+        .where((eb) => eb.or([eb('max_redemptions', 'is', null), eb('times_redeemed', '<', eb.ref('max_redemptions'))]))
+        .returning('times_redeemed')
+        .executeTakeFirst();
+    },
+
+    insertRedemption(tx: Executor, row: Insertable<Database['coupon_redemptions']>) {
+      return tx
+        .insertInto('coupon_redemptions')
+        .values(row)
+        .onConflict((oc) => oc.columns(['coupon_code', 'workspace_id']).doNothing())
+        .returning('payment_id')
+        .executeTakeFirst();
+    },
+
+    // ---- audit ----
+
+    insertEvent(tx: Executor, row: Insertable<Database['billing_events']>) {
+      return tx.insertInto('billing_events').values(row).execute();
+    },
+
+    listEvents(workspaceId: string, tx: Executor = db) {
+      return tx.selectFrom('billing_events').selectAll().where('workspace_id', '=', workspaceId).orderBy('at').orderBy('id').execute();
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import { Type } from 'typebox';
+import { NullableTimestamp, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+
+const PlanSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'Plan identifier, e.g. pro' });
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, upper case (TRY, USD, EUR)' });
+const Money = (description: string) => Type.Integer({ description: `${description}, in minor units (29900 = 299.00)` });
+const Cap = (description: string) => Type.Integer({ minimum: -1, maximum: 2_000_000_000, description: `${description}; -1 = unlimited` });
+const Interval = Type.Enum(['month', 'year'], { description: 'Billing interval' });
+const Features = Type.Record(Type.String(), Type.Boolean(), { description: 'Feature name -> included (time_tracking, custom_properties, ...)' });
+const Price = Type.Union([Type.Integer({ minimum: 0, maximum: 2_000_000_000 }), Type.Null()], {
+  description: 'Price in minor units; null: cannot be bought for this interval',
+});
+const CouponCode = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$', description: 'Coupon code (case-insensitive)' });
+
+export const SubscriptionStatusSchema = Type.Enum(['trialing', 'active', 'past_due', 'suspended', 'canceled', 'expired']);
+export const PaymentStatusSchema = Type.Enum(['pending', 'success', 'failed', 'refunded']);
+
+export const PlanParams = Type.Object({ planSlug: PlanSlug });
+export const CouponParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
+export const WorkspaceParams = Type.Object({ slug: Slug });
+
+export const Plan = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  max_users: Type.Integer(),
+  max_projects: Type.Integer(),
+  max_storage_gb: Type.Integer(),
+  ai_tokens_monthly: Type.Integer(),
+  features: Features,
+  price_month: Type.Union([Type.Integer(), Type.Null()]),
+  price_year: Type.Union([Type.Integer(), Type.Null()]),
+  currency: Type.String(),
+  trial_days: Type.Integer(),
+  is_active: Type.Boolean({ description: 'Retired plans cannot be bought' }),
+  sort_order: Type.Integer(),
+});
+
+export const CreatePlanBody = Type.Object(
+  {
+    slug: PlanSlug,
+    name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+    max_users: Cap('Members'),
+    max_projects: Cap('Projects'),
+    max_storage_gb: Cap('Storage in GB'),
+    ai_tokens_monthly: Cap('AI tokens a month'),
+    features: Type.Optional(Features),
+    price_month: Type.Optional(Price),
+    price_year: Type.Optional(Price),
+    currency: Currency,
+    trial_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
+    is_active: Type.Optional(Type.Boolean()),
+    sort_order: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdatePlanBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
+    max_users: Type.Optional(Cap('Members')),
+    max_projects: Type.Optional(Cap('Projects')),
+    max_storage_gb: Type.Optional(Cap('Storage in GB')),
+    ai_tokens_monthly: Type.Optional(Cap('AI tokens a month')),
+    features: Type.Optional(Features),
+    price_month: Type.Optional(Price),
+    price_year: Type.Optional(Price),
+    currency: Type.Optional(Currency),
+    trial_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
+    is_active: Type.Optional(Type.Boolean()),
+    sort_order: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Subscription = Type.Object({
+  id: Uuid,
+  plan_slug: Type.String(),
+  status: SubscriptionStatusSchema,
+  billing_interval: Interval,
+  currency: Type.String(),
+  amount_per_period: Money('Amount per billing period (0 during a trial)'),
+  current_period_start: Timestamp,
+  current_period_end: Timestamp,
+  cancel_at_period_end: Type.Boolean(),
+});
+
+export const Limits = Type.Object({
+  plan_slug: Type.String(),
+  plan_name: Type.String(),
+  max_users: Type.Integer({ description: '-1 = unlimited' }),
+  max_projects: Type.Integer({ description: '-1 = unlimited' }),
+  max_storage_gb: Type.Integer(),
+  ai_tokens_monthly: Type.Integer(),
+  features: Features,
+  is_active: Type.Boolean(),
+});
+
+export const SubscriptionResponse = Type.Object({
+  subscription: Type.Union([Subscription, Type.Null()], { description: 'null: the workspace never subscribed (free plan)' }),
+  limits: Limits,
+});
+
+export const CheckoutBody = Type.Object({
+  plan_slug: Type.String({ minLength: 1, maxLength: 64 }),
+  billing_interval: Interval,
+  coupon_code: Type.Optional(CouponCode),
+});
+
+export const CheckoutSession = Type.Object({
+  iframe_token: Type.Union([Type.String(), Type.Null()], { description: 'Payment-session token; null when nothing is due' }),
+  iframe_url: Type.Union([Type.String(), Type.Null()], { description: 'Embed in an iframe to show the payment form; null when nothing is due' }),
+  merchant_oid: Type.String({ description: 'Order id of the payment (alphanumeric)' }),
+  amount: Money('Amount to pay'),
+  currency: Type.String(),
+});
+
+export const CancelBody = Type.Object({
+  immediate: Type.Boolean({ description: 'true: cancel now; false: at the end of the current period' }),
+});
+
+export const TrialBody = Type.Object({ plan_slug: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const Payment = Type.Object({
+  id: Uuid,
+  merchant_oid: Type.String(),
+  plan_slug: Type.String(),
+  billing_interval: Interval,
+  amount: Money('Amount charged (after discount)'),
+  list_amount: Money('Plan price before discount'),
+  discount_amount: Money('Coupon discount'),
+  currency: Type.String(),
+  coupon_code: Type.Union([Type.String(), Type.Null()]),
+  status: PaymentStatusSchema,
+  failure_reason: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+  paid_at: NullableTimestamp,
+});
+
+export const Invoice = Type.Object({
+  id: Uuid,
+  invoice_number: Type.String({ description: 'INV-YYYY-NNNNNN, gapless within a year' }),
+  plan_name: Type.String(),
+  billing_interval: Interval,
+  total_amount: Money('Invoice total'),
+  currency: Type.String(),
+  period_start: Timestamp,
+  period_end: Timestamp,
+  created_at: Timestamp,
+  workspace_id: Uuid,
+  payment_id: Uuid,
+  plan_slug: Type.String(),
+  subtotal_amount: Money('Before discount'),
+  discount_amount: Money('Coupon discount'),
+  coupon_code: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ValidateCouponBody = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 64 }),
+  plan_slug: Type.String({ minLength: 1, maxLength: 64 }),
+  amount: Type.Integer({ minimum: 1, maximum: 2_000_000_000, description: 'Amount in minor units (a positive integer)' }),
+});
+
+export const CouponValidation = Type.Object({
+  valid: Type.Boolean(),
+  discounted_amount: Money('Amount after the discount (the amount itself when invalid)'),
+  discount_display: Type.String({ description: 'Discount in major units with sign, e.g. "-59.80"; "0.00" when invalid' }),
+  discount_amount: Money('The discount'),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the coupon is not valid' }),
+  reason_code: Type.Union([Type.String(), Type.Null()], {
+    description: 'not_found, expired, max_redemptions_reached, not_applicable_to_plan, currency_mismatch, already_redeemed',
+  }),
+});
+
+export const Coupon = Type.Object({
+  code: Type.String({ description: 'Stored lower case' }),
+  percent_off: Type.Union([Type.Integer(), Type.Null()]),
+  amount_off: Type.Union([Type.Integer(), Type.Null()]),
+  currency: Type.Union([Type.String(), Type.Null()]),
+  plan_slugs: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: every plan' }),
+  max_redemptions: Type.Union([Type.Integer(), Type.Null()], { description: 'null: unlimited' }),
+  redeem_by: NullableTimestamp,
+  times_redeemed: Type.Integer(),
+  created_at: Timestamp,
+});
+
+export const CreateCouponBody = Type.Object(
+  {
+    code: CouponCode,
+    percent_off: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.Null()])),
+    amount_off: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 2_000_000_000 }), Type.Null()])),
+    currency: Type.Optional(Type.Union([Currency, Type.Null()])),
+    plan_slugs: Type.Optional(Type.Union([Type.Array(PlanSlug, { minItems: 1, maxItems: 100 }), Type.Null()])),
+    max_redemptions: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 2_000_000_000 }), Type.Null()])),
+    redeem_by: Type.Optional(NullableTimestamp),
+  },
+  { additionalProperties: false },
+);

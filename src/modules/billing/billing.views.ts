@@ -1,0 +1,93 @@
+import { iso, isoOrNull } from '../../kernel/time.js';
+import type { CouponRow, InvoiceRow, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
+
+/** Row -> API shape. Field names of the subscription, limits and invoice are the spec's, letter for letter. */
+
+const KNOWN_FEATURES = { time_tracking: false, custom_properties: false };
+
+export const featuresOf = (plan: Pick<PlanRow, 'features'>): Record<string, boolean> => ({ ...KNOWN_FEATURES, ...plan.features });
+
+export const planView = (p: PlanRow) => ({
+  slug: p.slug,
+  name: p.name,
+  max_users: p.max_users,
+  max_projects: p.max_projects,
+  max_storage_gb: p.max_storage_gb,
+  ai_tokens_monthly: p.ai_tokens_monthly,
+  features: featuresOf(p),
+  price_month: p.price_month,
+  price_year: p.price_year,
+  currency: p.currency,
+  trial_days: p.trial_days,
+  is_active: p.is_active,
+  sort_order: p.sort_order,
+});
+
+export const limitsView = (p: PlanRow) => ({
+  plan_slug: p.slug,
+  plan_name: p.name,
+  max_users: p.max_users,
+  max_projects: p.max_projects,
+  max_storage_gb: p.max_storage_gb,
+  ai_tokens_monthly: p.ai_tokens_monthly,
+  features: featuresOf(p),
+  is_active: p.is_active,
+});
+
+export const subscriptionView = (s: SubscriptionRow) => ({
+  id: s.id,
+  plan_slug: s.plan_slug,
+  status: s.status,
+  billing_interval: s.billing_interval,
+  currency: s.currency,
+  amount_per_period: s.amount_per_period,
+  current_period_start: iso(s.current_period_start),
+  current_period_end: iso(s.current_period_end),
+  cancel_at_period_end: s.cancel_at_period_end,
+});
+
+export const paymentView = (p: PaymentRow) => ({
+  id: p.id,
+  merchant_oid: p.merchant_oid,
+  plan_slug: p.plan_slug,
+  billing_interval: p.billing_interval,
+  amount: p.amount,
+  list_amount: p.list_amount,
+  discount_amount: p.discount_amount,
+  currency: p.currency,
+  coupon_code: p.coupon_code,
+  status: p.status,
+  failure_reason: p.failure_reason,
+  created_at: iso(p.created_at),
+  paid_at: isoOrNull(p.paid_at),
+});
+
+export const invoiceView = (i: InvoiceRow) => ({
+  id: i.id,
+  invoice_number: i.invoice_number,
+  plan_name: i.plan_name,
+  billing_interval: i.billing_interval,
+  total_amount: i.total_amount,
+  currency: i.currency,
+  period_start: iso(i.period_start),
+  period_end: iso(i.period_end),
+  created_at: iso(i.created_at),
+  workspace_id: i.workspace_id,
+  payment_id: i.payment_id,
+  plan_slug: i.plan_slug,
+  subtotal_amount: i.subtotal_amount,
+  discount_amount: i.discount_amount,
+  coupon_code: i.coupon_code,
+});
+
+export const couponView = (c: CouponRow) => ({
+  code: c.code,
+  percent_off: c.percent_off,
+  amount_off: c.amount_off,
+  currency: c.currency,
+  plan_slugs: c.plan_slugs,
+  max_redemptions: c.max_redemptions,
+  redeem_by: isoOrNull(c.redeem_by),
+  times_redeemed: c.times_redeemed,
+  created_at: iso(c.created_at),
+});

@@ -1,0 +1,161 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import type { CustomPropertyType } from '../../db/tables/custom-properties.js';
+import type { FilterClause, IndexedValue } from './custom-properties.domain.js';
+
+export type CustomPropertiesRepository = ReturnType<typeof customPropertiesRepository>;
+
+/** The issue-list builder's view: `i` is the issues table. */
+type IssueEb = ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>;
+
+export const propertyColumns = [
+  'id',
+  'workspace_id',
+  'project_id',
+  'name',
+  'description',
+  'type',
+  'options',
+  'is_required',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function customPropertiesRepository(db: Db) {
+  return {
+    listProperties(projectId: string, tx: Executor = db) {
+      return tx
+        .selectFrom('custom_properties')
+        .select(propertyColumns)
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+    },
+
+    /** A property of the workspace; `lock` takes a row lock ('update' for definition changes, 'share' for values). */
+    findProperty(workspaceId: string, propertyId: string, tx: Executor = db, lock?: 'update' | 'share') {
+      let q = tx.selectFrom('custom_properties').select(propertyColumns).where('workspace_id', '=', workspaceId).where('id', '=', propertyId);
+      if (lock === 'update') q = q.forUpdate();
+      if (lock === 'share') q = q.forShare();
+      return q.executeTakeFirst();
+    },
+
+    findProjectProperties(workspaceId: string, projectId: string, ids: string[], tx: Executor = db) {
+      if (!ids.length) return Promise.resolve([]);
+      return tx
+        .selectFrom('custom_properties')
+        .select(['id', 'type', 'options'])
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('id', 'in', ids)
+        .execute();
+    },
+
+    /** Inserts, or returns undefined when the name is taken in the project (case-insensitively). */
+    insertProperty(
+      tx: Executor,
+      p: {
+        id: string;
+        workspace_id: string;
+        project_id: string;
+        name: string;
+        name_key: string;
+        description: string;
+        type: CustomPropertyType;
+        options: string[];
+        is_required: boolean;
+        created_at: Date;
+        updated_at: Date;
+      },
+    ) {
+      return tx
+        .insertInto('custom_properties')
+        .values(p)
+        .onConflict((oc) => oc.columns(['project_id', 'name_key']).doNothing())
+        .returning(propertyColumns)
+        .executeTakeFirst();
+    },
+
+    updateProperty(
+      tx: Executor,
+      propertyId: string,
+      patch: Partial<{ name: string; name_key: string; description: string; options: string[]; is_required: boolean }> & { updated_at: Date },
+    ) {
+      return tx.updateTable('custom_properties').set(patch).where('id', '=', propertyId).returning(propertyColumns).executeTakeFirstOrThrow();
+    },
+
+    /** Deletes the property; its values go with it (ON DELETE CASCADE), in the caller's transaction. */
+    deleteProperty(tx: Executor, propertyId: string) {
+      return tx.deleteFrom('custom_properties').where('id', '=', propertyId).execute();
+    },
+
+    /** Values of a property that use any of `options`, locked for the change that follows. */
+    valuesUsingOptions(tx: Executor, propertyId: string, type: CustomPropertyType, options: string[]) {
+      let q = tx.selectFrom('custom_values').select(['issue_id', 'value']).where('property_id', '=', propertyId);
+      q =
+        type === 'select'
+          ? q.where('value_text', 'in', options)
+          : q.where(sql<SqlBool>`value_options && ${sql.val(options)}::text[]`);
+      return q.orderBy('issue_id').forUpdate().execute();
+    },
+
+    deleteValue(tx: Executor, issueId: string, propertyId: string) {
+      return tx.deleteFrom('custom_values').where('issue_id', '=', issueId).where('property_id', '=', propertyId).execute();
+    },
+
+    upsertValue(
+      tx: Executor,
+      v: { workspace_id: string; issue_id: string; property_id: string; value: unknown; indexed: IndexedValue; updated_at: Date },
+    ) {
+      const row = {
+        workspace_id: v.workspace_id,
+        issue_id: v.issue_id,
+        property_id: v.property_id,
+        value: JSON.stringify(v.value),
+        ...v.indexed,
+        updated_at: v.updated_at,
+      };
+      const { workspace_id: _w, issue_id: _i, property_id: _p, ...changes } = row;
+      return tx
+        .insertInto('custom_values')
+        .values(row)
+        .onConflict((oc) => oc.columns(['issue_id', 'property_id']).doUpdateSet(changes))
+        .returning(['issue_id', 'property_id', 'value', 'updated_at'])
+        .executeTakeFirstOrThrow();
+    },
+
+    listValues(issueId: string, tx: Executor = db) {
+      return tx.selectFrom('custom_values').select(['property_id', 'value']).where('issue_id', '=', issueId).execute();
+    },
+
+    /** The issue-list condition of one filter clause: an EXISTS on the issue's value, through the typed indexes. */
+    issueCondition(clause: FilterClause): (eb: IssueEb) => Expression<SqlBool> {
+      return (eb) => {
+        let q = eb.selectFrom('custom_values as cv').select(sql.lit(1).as('one')).whereRef('cv.issue_id', '=', 'i.id').where('cv.property_id', '=', clause.propertyId);
+        switch (clause.kind) {
+          case 'text':
+            q = q.where(sql<SqlBool>`md5(cv.value_text) = md5(${clause.value})`).where('cv.value_text', '=', clause.value);
+            break;
+          case 'option':
+            q = q.where(sql<SqlBool>`cv.value_options @> ARRAY[${clause.value}]::text[]`);
+            break;
+          case 'bool':
+            q = q.where('cv.value_bool', '=', clause.value);
+            break;
+          case 'number':
+            if (clause.gte !== undefined) q = q.where('cv.value_number', '>=', clause.gte);
+            if (clause.lte !== undefined) q = q.where('cv.value_number', '<=', clause.lte);
+            break;
+          case 'date':
+            if (clause.gte !== undefined) q = q.where('cv.value_date', '>=', clause.gte);
+            if (clause.lte !== undefined) q = q.where('cv.value_date', '<=', clause.lte);
+            if (clause.lt !== undefined) q = q.where('cv.value_date', '<', clause.lt);
+            break;
+        }
+        return eb.exists(q);
+      };
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import type { Db, Executor, Tx } from '../../db/database.js';
+import type { Actor } from '../../kernel/actor.js';
+import type { Clock } from '../../kernel/clock.js';
+import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import type { PlanGate } from '../../kernel/plan-gate.js';
+import { iso } from '../../kernel/time.js';
+import type { IdentityService } from '../identity/index.js';
+import type { IssueCondition, IssueFilterProvider, WorkItemsService } from '../work-items/index.js';
+import {
+  CHOICE_TYPES,
+  checkValue,
+  type CustomPropertyType,
+  filterClause,
+  nameKey,
+  optionErrors,
+  readFilterQuery,
+  stripOptions,
+  unstorableText,
+} from './custom-properties.domain.js';
+import type { CustomPropertiesRepository } from './custom-properties.repository.js';
+
+export interface CustomPropertiesDeps {
+  db: Db;
+  repo: CustomPropertiesRepository;
+  clock: Clock;
+  identity: Pick<IdentityService, 'access'>;
+  workItems: Pick<WorkItemsService, 'findIssue' | 'findProject'>;
+  planGate: Pick<PlanGate<Tx>, 'assertFeature'>;
+}
+
+type PropertyRow = NonNullable<Awaited<ReturnType<CustomPropertiesRepository['findProperty']>>>;
+
+export const propertyView = (p: PropertyRow) => ({
+  id: p.id,
+  workspace_id: p.workspace_id,
+  project_id: p.project_id,
+  name: p.name,
+  description: p.description,
+  type: p.type,
+  options: p.options,
+  is_required: p.is_required,
+  created_at: iso(p.created_at),
+  updated_at: iso(p.updated_at),
+});
+
+const NAME_TAKEN = 'A custom property with this name already exists in the project';
+
+function assertStorable(fields: Record<string, string | undefined>) {
+  const errors: FieldError[] = [];
+  for (const [path, value] of Object.entries(fields)) {
+    const bad = value === undefined ? null : unstorableText(value);
+    if (bad) errors.push({ path, message: bad });
+  }
+  if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
+}
+
+function assertOptions(type: CustomPropertyType, options: readonly string[] | undefined) {
+  const errors = optionErrors(type, options);
+  if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
+}
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+
+export type CustomPropertiesService = ReturnType<typeof createCustomPropertiesService>;
+
+export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
+  const { db, repo, clock, identity, workItems, planGate } = deps;
+
+  async function propertyOf(workspaceId: string, propertyId: string, tx: Executor, lock?: 'update' | 'share') {
+    const property = await repo.findProperty(workspaceId, propertyId, tx, lock);
+    if (!property) throw notFound('Custom property');
+    return property;
+  }
+
+  /** `custom.<propertyId>[.gte|.lte]` on the issue list: each entry is one EXISTS on the issue's value (AND). */
+  const issueFilter: IssueFilterProvider = async ({ tx, workspaceId, projectId, query }) => {
+    const { filters, errors } = readFilterQuery(query);
+    const properties = await repo.findProjectProperties(workspaceId, projectId, [...new Set(filters.map((f) => f.propertyId))], tx);
+    const byId = new Map(properties.map((p) => [p.id, p]));
+    const conditions: IssueCondition[] = [];
+    for (const filter of filters) {
+      const path = `/querystring/${filter.key}`;
+      const property = byId.get(filter.propertyId);
+      if (!property) {
+        errors.push({ path, message: 'is not a custom property of this project' });
+        continue;
+      }
+      const clause = filterClause(property, filter);
+      if (typeof clause === 'string') errors.push({ path, message: clause });
+      else conditions.push(repo.issueCondition(clause));
+    }
+    if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
+    return conditions;
+  };
+
+  return {
+    issueFilter,
+
+    async listProperties(actor: Actor, slug: string, projectId: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      await workItems.findProject(db, ws.workspaceId, projectId);
+      return (await repo.listProperties(projectId)).map(propertyView);
+    },
+
+    async createProperty(
+      actor: Actor,
+      slug: string,
+      projectId: string,
+      input: { name: string; description?: string; type: CustomPropertyType; options?: string[]; is_required?: boolean },
+    ) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        await workItems.findProject(tx, ws.workspaceId, projectId);
+        await planGate.assertFeature(tx, ws.workspaceId, 'custom_properties');
+        const name = input.name.trim();
+        assertStorable({ '/name': name, '/description': input.description });
+        assertOptions(input.type, input.options);
+        const now = clock.now();
+        const property = await repo.insertProperty(tx, {
+          id: newId(),
+          workspace_id: ws.workspaceId,
+          project_id: projectId,
+          name,
+          name_key: nameKey(name),
+          description: input.description ?? '',
+          type: input.type,
+          options: input.options ?? [],
+          is_required: input.is_required ?? false,
+          created_at: now,
+          updated_at: now,
+        });
+        if (!property) throw conflict(NAME_TAKEN);
+        return propertyView(property);
+      });
+    },
+
+    async updateProperty(
+      actor: Actor,
+      slug: string,
+      propertyId: string,
+      input: { name?: string; description?: string; options?: string[]; is_required?: boolean; type?: CustomPropertyType },
+      force: boolean,
+    ) {
+      try {
+        return await db.transaction().execute(async (tx) => {
+          const ws = await identity.access(actor, slug, 'manage', tx);
+          const property = await propertyOf(ws.workspaceId, propertyId, tx, 'update');
+          if (input.type !== undefined && input.type !== property.type) {
+            throw invalid('/type', `cannot change: the property is ${property.type} and stays so`);
+          }
+          const name = input.name?.trim();
+          assertStorable({ '/name': name, '/description': input.description });
+          const now = clock.now();
+          if (input.options !== undefined) {
+            assertOptions(property.type, input.options);
+            const kept = new Set(input.options);
+            const removed = property.options.filter((o) => !kept.has(o));
+            if (removed.length && CHOICE_TYPES.has(property.type)) {
+              const using = await repo.valuesUsingOptions(tx, property.id, property.type, removed);
+              if (using.length && !force) {
+                throw new AppError(
+                  'option_in_use',
+                  `${using.length} issue value(s) use the option(s) being removed (${removed.join(', ')}); ` +
+                    'send ?force=true to remove them from those values too',
+                );
+              }
+              const gone = new Set(removed);
+              for (const row of using) {
+                const next = stripOptions(property.type, row.value, gone);
+                if (!next.keep) await repo.deleteValue(tx, row.issue_id, property.id);
+                else {
+                  const checked = checkValue({ type: property.type, options: input.options }, next.value);
+                  if (!checked.ok) throw new Error(`stripped value no longer valid: ${checked.message}`);
+                  await repo.upsertValue(tx, {
+                    workspace_id: ws.workspaceId,
+                    issue_id: row.issue_id,
+                    property_id: property.id,
+                    value: checked.value,
+                    indexed: checked.indexed,
+                    updated_at: now,
+                  });
+                }
+              }
+            }
+          }
+          const updated = await repo.updateProperty(tx, property.id, {
+            ...(name !== undefined && { name, name_key: nameKey(name) }),
+            ...(input.description !== undefined && { description: input.description }),
+            ...(input.options !== undefined && { options: input.options }),
+            ...(input.is_required !== undefined && { is_required: input.is_required }),
+            updated_at: now,
+          });
+          return propertyView(updated);
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
+        throw error;
+      }
+    },
+
+    async deleteProperty(actor: Actor, slug: string, propertyId: string) {
+      await db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        await propertyOf(ws.workspaceId, propertyId, tx, 'update');
+        await repo.deleteProperty(tx, propertyId);
+      });
+    },
+
+    async listValues(actor: Actor, slug: string, projectId: string, issueId: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      const issue = await workItems.findIssue(db, ws.workspaceId, issueId);
+      if (issue.project_id !== projectId) throw notFound('Issue');
+      const [properties, values] = await Promise.all([repo.listProperties(projectId), repo.listValues(issueId)]);
+      const byProperty = new Map(values.map((v) => [v.property_id, v.value]));
+      return properties.map((p) => ({ property_id: p.id, name: p.name, type: p.type, value: byProperty.get(p.id) ?? null }));
+    },
+
+    async setValue(actor: Actor, slug: string, issueId: string, propertyId: string, value: unknown) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'write_items', tx);
+        const issue = await workItems.findIssue(tx, ws.workspaceId, issueId);
+        // Shared lock: a concurrent change of the options waits, so the value is checked against the options it keeps.
+        const property = await propertyOf(ws.workspaceId, propertyId, tx, 'share');
+        if (property.project_id !== issue.project_id) throw notFound('Custom property');
+        const now = clock.now();
+        if (value === null) {
+          if (property.is_required) throw new AppError('value_required', `${property.name} is required: its value cannot be cleared`);
+          await repo.deleteValue(tx, issueId, propertyId);
+          return { issue_id: issueId, property_id: propertyId, value: null, updated_at: iso(now) };
+        }
+        const checked = checkValue(property, value);
+        if (!checked.ok) throw invalid('/value', checked.message);
+        const stored = await repo.upsertValue(tx, {
+          workspace_id: ws.workspaceId,
+          issue_id: issueId,
+          property_id: propertyId,
+          value: checked.value,
+          indexed: checked.indexed,
+          updated_at: now,
+        });
+        return { issue_id: stored.issue_id, property_id: stored.property_id, value: stored.value, updated_at: iso(stored.updated_at) };
+      });
+    },
+  };
+}
