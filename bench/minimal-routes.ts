@@ -1,0 +1,319 @@
+/**
+ * The "minimal twin" of each hot endpoint, for `npm run bench` only: registered in the real server process when
+ * BENCH_MINIMAL_ROUTES=1, under /bench/min/ (outside /api/, so the app's auth hook skips them). Each twin runs the
+ * same SQL statements as the real endpoint, in the same order and transactions, through a raw pool (no query
+ * builder, no services, no schema validation or serialisation): token lookup, membership lookup, the endpoint's own
+ * queries, then JSON.stringify of the rows. What it leaves out is exactly the framework and domain work whose cost
+ * the real/minimal ratio measures. Not part of the product; never registered unless the variable is set.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../src/db/database.js';
+import { type Query, type RawExec, rawKysely, rawPostgres } from './raw.js';
+
+const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+
+const TOKEN_SQL = `select t.id, t.user_id, t.last_used_at, u.is_instance_admin from api_tokens as t
+  inner join users as u on u.id = t.user_id
+  where t.token_hash = $1 and t.revoked_at is null and (t.expires_at is null or t.expires_at > $2)`;
+const MEMBER_SQL = `select w.id as workspace_id, w.slug, m.role from workspaces as w
+  inner join workspace_members as m on m.workspace_id = w.id where w.slug = $1 and m.user_id = $2`;
+const ISSUE_COLS = `id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, assignee_ids,
+  created_by, created_at, updated_at, completed_at`;
+const TRACKER_COLS = `t.id, t.issue_id, t.policy_id, t.priority, t.response_due_at, t.resolution_due_at, t.responded_at, t.resolved_at`;
+
+class Http extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Ctx {
+  userId: string;
+}
+
+async function authenticate(q: Query, req: FastifyRequest): Promise<Ctx> {
+  const header = req.headers.authorization ?? '';
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (!token) throw new Http(401, 'unauthenticated');
+  const { rows } = await q<{ user_id: string }>(TOKEN_SQL, [sha256(token), new Date()]);
+  if (!rows[0]) throw new Http(401, 'unauthenticated');
+  return { userId: rows[0].user_id };
+}
+
+async function member(q: Query, slug: string, userId: string, write = false): Promise<string> {
+  const { rows } = await q<{ workspace_id: string; role: string }>(MEMBER_SQL, [slug, userId]);
+  if (!rows[0]) throw new Http(404, 'not found');
+  if (write && rows[0].role === 'guest') throw new Http(403, 'forbidden');
+  return rows[0].workspace_id;
+}
+
+const send = (reply: FastifyReply, status: number, body: unknown) =>
+  reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+
+type P = Record<string, string>;
+
+export async function registerMinimalRoutes(app: FastifyInstance, database: DatabaseHandle): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  const raw: RawExec = database.kind === 'postgres' && url ? rawPostgres(url, 10) : rawKysely(database.db);
+  app.addHook('onClose', async () => raw.close());
+  const { query } = raw;
+
+  const route = (
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    handler: (req: FastifyRequest, ctx: Ctx) => Promise<[number, unknown]>,
+  ) =>
+    app.route({
+      method,
+      url: `/bench/min${path}`,
+      handler: async (req, reply) => {
+        try {
+          const ctx = await authenticate(query, req);
+          const [status, body] = await handler(req, ctx);
+          return send(reply, status, body);
+        } catch (error) {
+          if (error instanceof Http) return send(reply, error.status, { code: error.message });
+          throw error;
+        }
+      },
+    });
+
+  // GET issue SLA tracker
+  route('GET', '/workspaces/:slug/issues/:issueId/sla/', async (req, { userId }) => {
+    const p = req.params as P;
+    const ws = await member(query, p.slug!, userId);
+    const { rows } = await query(
+      `select i.id as issue_exists, ${TRACKER_COLS} from issues as i left join sla_trackers as t on t.issue_id = i.id
+       where i.workspace_id = $1 and i.id = $2`,
+      [ws, p.issueId],
+    );
+    if (!rows[0]) throw new Http(404, 'not_found');
+    if (!rows[0].policy_id) throw new Http(404, 'sla_not_applicable');
+    return [200, rows[0]];
+  });
+
+  // GET sla-breached (first page)
+  route('GET', '/workspaces/:slug/sla-breached/', async (req, { userId }) => {
+    const p = req.params as P;
+    const qs = req.query as P;
+    const offset = Number(qs.offset ?? 0);
+    const perPage = Number(qs.per_page ?? 20);
+    const ws = await member(query, p.slug!, userId);
+    const now = new Date();
+    const [list, count] = await Promise.all([
+      query(
+        `select ${TRACKER_COLS}, i.name as issue_name, i.project_id as issue_project_id, i.sequence_id as issue_sequence_id,
+           i.priority as issue_priority, i.state_group as issue_state_group
+         from sla_trackers as t inner join issues as i on i.id = t.issue_id
+         where t.workspace_id = $1 and t.breach_at < $2 order by t.breach_at, t.id offset $3 limit $4`,
+        [ws, now, offset, perPage],
+      ),
+      query(`select count(*) as n from sla_trackers where workspace_id = $1 and breach_at < $2`, [ws, now]),
+    ]);
+    return [200, { results: list.rows, total: count.rows[0]!.n, offset, per_page: perPage }];
+  });
+
+  // GET custom values of an issue
+  route('GET', '/workspaces/:slug/projects/:projectId/issues/:issueId/custom-values/', async (req, { userId }) => {
+    const p = req.params as P;
+    const ws = await member(query, p.slug!, userId);
+    const issue = await query(`select ${ISSUE_COLS} from issues where workspace_id = $1 and id = $2`, [ws, p.issueId]);
+    if (!issue.rows[0] || issue.rows[0].project_id !== p.projectId) throw new Http(404, 'not_found');
+    const [props, values] = await Promise.all([
+      query(
+        `select id, workspace_id, project_id, name, description, type, options, is_required, created_at, updated_at
+         from custom_properties where project_id = $1 order by created_at, id`,
+        [p.projectId],
+      ),
+      query(`select property_id, value from custom_values where issue_id = $1`, [p.issueId]),
+    ]);
+    const byId = new Map(values.rows.map((v) => [v.property_id, v.value]));
+    return [200, props.rows.map((r) => ({ property_id: r.id, name: r.name, type: r.type, value: byId.get(r.id) ?? null }))];
+  });
+
+  // GET subscription with limits
+  route('GET', '/workspaces/:slug/billing/subscription/', async (req, { userId }) => {
+    const p = req.params as P;
+    return raw.tx(async (q) => {
+      const ws = await member(q, p.slug!, userId);
+      const sub = await q(`select * from subscriptions where workspace_id = $1`, [ws]);
+      const plan = await q(
+        `select slug, name, max_users, max_projects, max_storage_gb, ai_tokens_monthly, features, price_month, price_year,
+           currency, trial_days, is_active, sort_order from plans where slug = $1`,
+        [sub.rows[0]?.plan_slug ?? 'free'],
+      );
+      return [200, { subscription: sub.rows[0] ?? null, limits: plan.rows[0] }];
+    });
+  });
+
+  // GET baseline deviation
+  route('GET', '/workspaces/:slug/baselines/:baselineId/deviation/', async (req, { userId }) => {
+    const p = req.params as P;
+    const limit = Number((req.query as P).items_limit ?? 100);
+    return raw.tx(async (q) => {
+      const ws = await member(q, p.slug!, userId);
+      const b = await q(`select * from baselines where workspace_id = $1 and id = $2`, [ws, p.baselineId]);
+      if (!b.rows[0]) throw new Http(404, 'not_found');
+      const projectId = b.rows[0].project_id;
+      const groups = await q(
+        `select state_group, priority, count(*) as n from issues where workspace_id = $1 and project_id = $2 group by state_group, priority`,
+        [ws, projectId],
+      );
+      const changes = await q(DEVIATION_SQL, [ws, projectId, p.baselineId, limit]);
+      return [200, { baseline: b.rows[0], current: groups.rows, items: changes.rows }];
+    }, 'isolation level repeatable read read only');
+  });
+
+  // GET issue list (with a custom-value filter `custom.<id>=<value>`)
+  route('GET', '/workspaces/:slug/projects/:projectId/issues/', async (req, { userId }) => {
+    const p = req.params as P;
+    const qs = req.query as P;
+    const offset = Number(qs.offset ?? 0);
+    const perPage = Number(qs.per_page ?? 20);
+    const ws = await member(query, p.slug!, userId);
+    const project = await query(
+      `select id, workspace_id, name, identifier, description, sla_policy_id, created_by, created_at, updated_at
+       from projects where workspace_id = $1 and id = $2`,
+      [ws, p.projectId],
+    );
+    if (!project.rows[0]) throw new Http(404, 'not_found');
+    const filters = Object.entries(qs).filter(([k]) => k.startsWith('custom.'));
+    const params: unknown[] = [p.projectId];
+    let where = 'i.project_id = $1';
+    if (filters.length) {
+      const ids = filters.map(([k]) => k.slice('custom.'.length));
+      const props = await query(
+        `select id, type, options from custom_properties where workspace_id = $1 and project_id = $2 and id in (${ids.map((_, n) => `$${n + 3}`).join(', ')})`,
+        [ws, p.projectId, ...ids],
+      );
+      for (const [key, value] of filters) {
+        const id = key.slice('custom.'.length);
+        if (!props.rows.some((r) => r.id === id)) throw new Http(400, 'validation_failed');
+        params.push(id, value, value);
+        const n = params.length;
+        where += ` and exists (select 1 as one from custom_values as cv where cv.issue_id = i.id and cv.property_id = $${n - 2}
+          and md5(cv.value_text) = md5($${n - 1}) and cv.value_text = $${n})`;
+      }
+    }
+    const [rows, count] = await Promise.all([
+      query(
+        `select ${ISSUE_COLS.split(',').map((c) => `i.${c.trim()}`).join(', ')} from issues as i where ${where}
+         order by i.sequence_id desc offset $${params.length + 1} limit $${params.length + 2}`,
+        [...params, offset, perPage],
+      ),
+      query(`select count(*) as n from issues as i where ${where}`, params),
+    ]);
+    return [200, { results: rows.rows, total: count.rows[0]!.n, offset, per_page: perPage }];
+  });
+
+  // POST create issue (with the SLA module's work on issue.created, in the same transaction)
+  route('POST', '/workspaces/:slug/projects/:projectId/issues/', async (req, { userId }) => {
+    const p = req.params as P;
+    const body = (req.body ?? {}) as { name?: string; priority?: string };
+    const name = typeof body.name === 'string' ? body.name.trim() : '';
+    if (!name) throw new Http(400, 'validation_failed');
+    return raw.tx(async (q) => {
+      const ws = await member(q, p.slug!, userId, true);
+      const project = await q(`select id from projects where workspace_id = $1 and id = $2`, [ws, p.projectId]);
+      if (!project.rows[0]) throw new Http(404, 'not_found');
+      const state = await q(
+        `select id, project_id, name, "group", color, sequence, is_default, created_at, updated_at from states
+         where project_id = $1 order by is_default desc, ("group" = 'backlog') desc, sequence limit 1`,
+        [p.projectId],
+      );
+      const st = state.rows[0]!;
+      const seq = await q(`update projects set issue_seq = issue_seq + 1 where id = $1 returning issue_seq`, [p.projectId]);
+      const now = new Date();
+      const issue = await q(
+        `insert into issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority,
+           assignee_ids, created_by, created_at, updated_at, completed_at)
+         values ($1, $2, $3, $4, $5, '', $6, $7, $8, '{}', $9, $10, $10, $11) returning ${ISSUE_COLS}`,
+        [randomUUID(), ws, p.projectId, seq.rows[0]!.issue_seq, name, st.id, st.group, body.priority ?? 'none', userId, now, st.group === 'completed' ? now : null],
+      );
+      const row = issue.rows[0]!;
+      await q(`SELECT pg_advisory_xact_lock_shared(${0x51a}::int4, hashtext($1))`, [ws]);
+      const responded = ['started', 'completed', 'cancelled'].includes(st.group) ? now : null;
+      const resolved = ['completed', 'cancelled'].includes(st.group) ? now : null;
+      await q(
+        `insert into sla_trackers (id, workspace_id, issue_id, responded_at, resolved_at, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $6) on conflict (issue_id) do nothing`,
+        [randomUUID(), ws, row.id, responded, resolved, now],
+      );
+      await q(RECOMPUTE_ISSUE_SQL, [now, ws, row.id]);
+      return [201, row];
+    });
+  });
+
+  // PUT a custom value
+  route('PUT', '/workspaces/:slug/issues/:issueId/custom-values/:propertyId/', async (req, { userId }) => {
+    const p = req.params as P;
+    const value = ((req.body ?? {}) as { value?: unknown }).value;
+    return raw.tx(async (q) => {
+      const ws = await member(q, p.slug!, userId, true);
+      const issue = await q(`select ${ISSUE_COLS} from issues where workspace_id = $1 and id = $2`, [ws, p.issueId]);
+      if (!issue.rows[0]) throw new Http(404, 'not_found');
+      const prop = await q(
+        `select id, workspace_id, project_id, name, description, type, options, is_required, created_at, updated_at
+         from custom_properties where workspace_id = $1 and id = $2 for share`,
+        [ws, p.propertyId],
+      );
+      const property = prop.rows[0];
+      if (!property || property.project_id !== issue.rows[0].project_id) throw new Http(404, 'not_found');
+      const text = typeof value === 'string' ? value : null;
+      const num = typeof value === 'number' ? value : null;
+      const stored = await q(
+        `insert into custom_values (workspace_id, issue_id, property_id, value, value_text, value_number, value_date, value_bool,
+           value_options, updated_at) values ($1, $2, $3, $4, $5, $6, null, null, null, $7)
+         on conflict (issue_id, property_id) do update set value = excluded.value, value_text = excluded.value_text,
+           value_number = excluded.value_number, value_date = excluded.value_date, value_bool = excluded.value_bool,
+           value_options = excluded.value_options, updated_at = excluded.updated_at
+         returning issue_id, property_id, value, updated_at`,
+        [ws, p.issueId, p.propertyId, JSON.stringify(value), text, num, new Date()],
+      );
+      return [200, stored.rows[0]];
+    });
+  });
+}
+
+/** baselines.repository changes(): the same statement, with the same parameters. */
+export const DEVIATION_SQL = `
+  WITH cur AS (
+    SELECT id, sequence_id, name, state_group, priority FROM issues WHERE workspace_id = $1 AND project_id = $2
+  ), base AS (
+    SELECT issue_id, sequence_id, name, state_group, priority FROM baseline_items WHERE baseline_id = $3 AND workspace_id = $1
+  ), diff AS (
+    SELECT CASE WHEN b.issue_id IS NULL THEN 'added' WHEN c.id IS NULL THEN 'removed' ELSE 'changed' END AS kind,
+      coalesce(c.id, b.issue_id) AS id, coalesce(c.sequence_id, b.sequence_id) AS sequence_id, coalesce(c.name, b.name) AS name,
+      b.state_group AS from_state_group, b.priority AS from_priority, c.state_group AS to_state_group, c.priority AS to_priority
+    FROM cur c FULL JOIN base b ON b.issue_id = c.id
+    WHERE b.issue_id IS NULL OR c.id IS NULL OR b.state_group <> c.state_group OR b.priority <> c.priority
+  )
+  SELECT kind, id, sequence_id, name, from_state_group, from_priority, to_state_group, to_priority, kind_total, rn
+  FROM (SELECT diff.*, row_number() OVER (PARTITION BY kind ORDER BY sequence_id, id)::int AS rn,
+               count(*) OVER (PARTITION BY kind)::int AS kind_total FROM diff) ranked
+  WHERE rn <= greatest($4::int, 1)
+  ORDER BY kind, sequence_id, id`;
+
+/** sla.repository recompute() for one issue. */
+const RECOMPUTE_ISSUE_SQL = `
+  UPDATE sla_trackers t
+  SET policy_id = x.policy_id, priority = x.priority, response_due_at = x.response_due_at,
+      resolution_due_at = x.resolution_due_at, updated_at = $1
+  FROM (
+    SELECT i.id AS issue_id, r.policy_id, r.priority,
+           i.created_at + r.response_ms * interval '1 millisecond' AS response_due_at,
+           i.created_at + r.resolution_ms * interval '1 millisecond' AS resolution_due_at
+    FROM issues i
+    JOIN projects p ON p.id = i.project_id
+    LEFT JOIN sla_policies d ON d.workspace_id = i.workspace_id AND d.is_default
+    LEFT JOIN sla_rules r ON r.policy_id = coalesce(p.sla_policy_id, d.id) AND r.priority = i.priority
+    WHERE i.workspace_id = $2 AND i.id = $3
+  ) x
+  WHERE t.issue_id = x.issue_id
+    AND NOT (t.resolved_at IS NOT NULL AND t.policy_id IS NOT NULL AND x.policy_id IS NOT NULL)
+    AND (t.policy_id, t.priority, t.response_due_at, t.resolution_due_at)
+        IS DISTINCT FROM (x.policy_id, x.priority, x.response_due_at, x.resolution_due_at)`;
