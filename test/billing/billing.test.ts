@@ -32,7 +32,7 @@ describe('plan catalogue', () => {
     const res = await ctx().api.get('/api/billing/plans/');
     expect(res.status).toBe(200);
     expect(res.body.map((p: any) => p.slug)).toEqual(['free', 'pro', 'business']);
-    expect(res.body[1]).toMatchObject({ slug: 'pro', name: 'Pro', price_month: 29900, price_year: 299000, currency: 'TRY', trial_days: 14, max_projects: -1 });
+    expect(res.body[1]).toMatchObject({ slug: 'pro', name: 'Pro', plan_slug: 'pro', plan_name: 'Pro', price_month: 29900, price_year: 299000, currency: 'TRY', trial_days: 14, max_projects: -1 });
     expect(res.body[2]).toMatchObject({ slug: 'business', max_users: -1, price_month: 79900, price_year: 799000, ai_tokens_monthly: 10000000 });
     expect(res.body[0]).toMatchObject({ slug: 'free', price_month: null, price_year: null, features: { time_tracking: false, custom_properties: false } });
   });

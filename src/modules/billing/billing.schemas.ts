@@ -22,6 +22,8 @@ export const WorkspaceParams = Type.Object({ slug: Slug });
 export const Plan = Type.Object({
   slug: Type.String(),
   name: Type.String(),
+  plan_slug: Type.String({ description: 'Same as slug (the name the limits use)' }),
+  plan_name: Type.String({ description: 'Same as name (the name the limits use)' }),
   max_users: Type.Integer(),
   max_projects: Type.Integer(),
   max_storage_gb: Type.Integer(),

@@ -10,6 +10,8 @@ export const featuresOf = (plan: Pick<PlanRow, 'features'>): Record<string, bool
 export const planView = (p: PlanRow) => ({
   slug: p.slug,
   name: p.name,
+  plan_slug: p.slug,
+  plan_name: p.name,
   max_users: p.max_users,
   max_projects: p.max_projects,
   max_storage_gb: p.max_storage_gb,

@@ -181,15 +181,6 @@ export function identityRepository(db: Db) {
       return rows.map((r) => r.user_id);
     },
 
-    countMembers(workspaceId: string, tx: Executor = db) {
-      return tx
-        .selectFrom('workspace_members')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirstOrThrow()
-        .then((r) => r.n);
-    },
-
     /** Which of these users are members of the workspace. */
     async membersAmong(workspaceId: string, userIds: string[], tx: Executor = db) {
       if (userIds.length === 0) return [];

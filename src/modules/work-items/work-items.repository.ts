@@ -46,20 +46,6 @@ export interface IssueListFilter {
 
 export function workItemsRepository(db: Db) {
   return {
-    /** Serialises plan-capped creation within one workspace. */
-    async lockWorkspace(tx: Executor, workspaceId: string) {
-      await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
-    },
-
-    countProjects(workspaceId: string, tx: Executor = db) {
-      return tx
-        .selectFrom('projects')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirstOrThrow()
-        .then((r) => r.n);
-    },
-
     insertProject(
       tx: Executor,
       p: { id: string; workspace_id: string; name: string; identifier: string; description: string; sla_policy_id: string | null; created_by: string; now: Date },

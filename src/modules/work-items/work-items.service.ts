@@ -164,7 +164,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
     ) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
-        await repo.lockWorkspace(tx, ws.workspaceId);
+        // The gate locks the workspace row before counting, so concurrent creations cannot both take the last place.
         await deps.planGate.assertCanAddProject(tx, ws.workspaceId);
         const now = clock.now();
         const project = await repo.insertProject(tx, {
