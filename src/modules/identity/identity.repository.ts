@@ -1,11 +1,35 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { Role } from './permissions.js';
 
 export type IdentityRepository = ReturnType<typeof identityRepository>;
 
 const userColumns = ['id', 'email', 'display_name', 'is_instance_admin', 'created_at'] as const;
 const tokenColumns = ['id', 'name', 'prefix', 'kind', 'created_at', 'expires_at', 'last_used_at'] as const;
+
+const activeToken = prepared(
+  (tokenHash: string, now: Date) =>
+    qb
+      .selectFrom('api_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select(['t.id', 't.user_id', 't.last_used_at', 'u.is_instance_admin'])
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)])),
+  2,
+);
+
+const membershipBySlug = prepared(
+  (slug: string, userId: string) =>
+    qb
+      .selectFrom('workspaces as w')
+      .innerJoin('workspace_members as m', 'm.workspace_id', 'w.id')
+      .select(['w.id as workspace_id', 'w.slug', 'm.role'])
+      .where('w.slug', '=', slug)
+      .where('m.user_id', '=', userId),
+  2,
+);
 
 /** Users, tokens and workspace memberships: Kysely queries only. */
 export function identityRepository(db: Db) {
@@ -70,16 +94,9 @@ export function identityRepository(db: Db) {
       return tx.insertInto('api_tokens').values(token).returning(tokenColumns).executeTakeFirstOrThrow();
     },
 
-    /** The live token with this hash, with its user. */
-    findActiveToken(tokenHash: string, now: Date, tx: Executor = db) {
-      return tx
-        .selectFrom('api_tokens as t')
-        .innerJoin('users as u', 'u.id', 't.user_id')
-        .select(['t.id', 't.user_id', 't.last_used_at', 'u.is_instance_admin'])
-        .where('t.token_hash', '=', tokenHash)
-        .where('t.revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]))
-        .executeTakeFirst();
+    /** The live token with this hash, with its user (runs on every request: compiled once). */
+    async findActiveToken(tokenHash: string, now: Date, tx: Executor = db) {
+      return (await activeToken(tx, tokenHash, now))[0];
     },
 
     touchToken(id: string, now: Date, tx: Executor = db) {
@@ -112,14 +129,8 @@ export function identityRepository(db: Db) {
     },
 
     /** The caller's role in the workspace with this slug, or nothing when it does not exist or they are no member. */
-    findMembershipBySlug(slug: string, userId: string, tx: Executor = db) {
-      return tx
-        .selectFrom('workspaces as w')
-        .innerJoin('workspace_members as m', 'm.workspace_id', 'w.id')
-        .select(['w.id as workspace_id', 'w.slug', 'm.role'])
-        .where('w.slug', '=', slug)
-        .where('m.user_id', '=', userId)
-        .executeTakeFirst();
+    async findMembershipBySlug(slug: string, userId: string, tx: Executor = db) {
+      return (await membershipBySlug(tx, slug, userId))[0];
     },
 
     listMembers(workspaceId: string, tx: Executor = db) {

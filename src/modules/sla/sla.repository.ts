@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { RulePriority } from '../../db/tables/sla.js';
 
 export type SlaRepository = ReturnType<typeof slaRepository>;
@@ -53,6 +54,48 @@ function scopeCondition(scope: RecomputeScope): RawBuilder<unknown> {
       return sql`true`;
   }
 }
+
+// The breached list is cut from the partial index (workspace_id, breach_at, id) alone; only the page's rows are
+// joined to their trackers and issues, so a deep offset never joins the rows it skips.
+const breachedPage = prepared(
+  (workspaceId: string, now: Date, offset: number, limit: number) =>
+    qb
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('sla_trackers')
+          .select(['id', 'breach_at'])
+          .where('workspace_id', '=', workspaceId)
+          .where('breach_at', '<', now)
+          .orderBy('breach_at')
+          .orderBy('id')
+          .offset(offset)
+          .limit(limit)
+          .as('page'),
+      )
+      .innerJoin('sla_trackers as t', 't.id', 'page.id')
+      .innerJoin('issues as i', 'i.id', 't.issue_id')
+      .select([
+        ...trackerColumns,
+        'i.name as issue_name',
+        'i.project_id as issue_project_id',
+        'i.sequence_id as issue_sequence_id',
+        'i.priority as issue_priority',
+        'i.state_group as issue_state_group',
+      ])
+      .orderBy('page.breach_at')
+      .orderBy('page.id'),
+  4,
+);
+
+const breachedCount = prepared(
+  (workspaceId: string, now: Date) =>
+    qb
+      .selectFrom('sla_trackers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('breach_at', '<', now),
+  2,
+);
 
 export function slaRepository(db: Db) {
   return {
@@ -238,43 +281,13 @@ export function slaRepository(db: Db) {
      * from the partial index alone (an index-only scan, so a deep offset skips index entries, not rows), then only
      * its rows are joined to trackers and issues.
      */
+    /** The page of breached trackers (a hot read: compiled once). */
     listBreached(workspaceId: string, now: Date, page: { offset: number; per_page: number }, tx: Executor = db) {
-      return tx
-        .selectFrom((eb) =>
-          eb
-            .selectFrom('sla_trackers')
-            .select(['id', 'breach_at'])
-            .where('workspace_id', '=', workspaceId)
-            .where('breach_at', '<', now)
-            .orderBy('breach_at')
-            .orderBy('id')
-            .offset(page.offset)
-            .limit(page.per_page)
-            .as('page'),
-        )
-        .innerJoin('sla_trackers as t', 't.id', 'page.id')
-        .innerJoin('issues as i', 'i.id', 't.issue_id')
-        .select([
-          ...trackerColumns,
-          'i.name as issue_name',
-          'i.project_id as issue_project_id',
-          'i.sequence_id as issue_sequence_id',
-          'i.priority as issue_priority',
-          'i.state_group as issue_state_group',
-        ])
-        .orderBy('page.breach_at')
-        .orderBy('page.id')
-        .execute();
+      return breachedPage(tx, workspaceId, now, page.offset, page.per_page);
     },
 
-    countBreached(workspaceId: string, now: Date, tx: Executor = db) {
-      return tx
-        .selectFrom('sla_trackers')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('breach_at', '<', now)
-        .executeTakeFirstOrThrow()
-        .then((r) => r.n);
+    async countBreached(workspaceId: string, now: Date, tx: Executor = db) {
+      return (await breachedCount(tx, workspaceId, now))[0]!.n;
     },
   };
 }
