@@ -1,5 +1,8 @@
 import type { Priority, StateGroup } from '../../kernel/events.js';
 import { iso } from '../../kernel/time.js';
+import type { ChangeRow } from './baselines.repository.js';
+
+export type { ChangeRow };
 
 /** Pure rules of baselines and deviation: breakdowns, deltas and the record shape. No I/O. */
 
@@ -94,21 +97,6 @@ export function baselineView(b: BaselineRow) {
 
 export type BaselineView = ReturnType<typeof baselineView>;
 
-/** One row of the issue-by-issue comparison, as the repository returns it. */
-export interface ChangeRow {
-  kind: 'added' | 'removed' | 'changed';
-  id: string;
-  sequence_id: number;
-  name: string;
-  from_state_group: StateGroup | null;
-  from_priority: Priority | null;
-  to_state_group: StateGroup | null;
-  to_priority: Priority | null;
-  /** How many rows of this kind exist in all, before the cap. */
-  kind_total: number;
-  /** 1-based rank of the row within its kind. */
-  rn: number;
-}
 
 export interface ChangeLists {
   added: { count: number; items: { id: string; sequence_id: number; name: string; state_group: StateGroup; priority: Priority }[] };

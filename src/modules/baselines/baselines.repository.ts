@@ -4,7 +4,8 @@ import type { Priority, StateGroup } from '../../kernel/events.js';
 
 export type BaselinesRepository = ReturnType<typeof baselinesRepository>;
 
-interface ChangeQueryRow {
+/** One row of the issue-by-issue comparison. */
+export interface ChangeRow {
   kind: 'added' | 'removed' | 'changed';
   id: string;
   sequence_id: number;
@@ -13,7 +14,9 @@ interface ChangeQueryRow {
   from_priority: Priority | null;
   to_state_group: StateGroup | null;
   to_priority: Priority | null;
+  /** How many rows of this kind exist in all, before the cap. */
   kind_total: number;
+  /** 1-based rank of the row within its kind. */
   rn: number;
 }
 
@@ -170,7 +173,7 @@ export function baselinesRepository(db: Db) {
     async changes(tx: Executor, workspaceId: string, projectId: string, baselineId: string, limit: number) {
       // The full join carries only ids, numbers, groups and priorities (narrow rows hash without spilling); names
       // are looked up afterwards for the few rows that come back.
-      const { rows } = await sql<ChangeQueryRow>`
+      const { rows } = await sql<ChangeRow>`
         WITH cur AS (
           SELECT id, sequence_id, state_group, priority FROM issues
           WHERE workspace_id = ${workspaceId} AND project_id = ${projectId}

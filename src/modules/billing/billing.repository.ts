@@ -26,6 +26,22 @@ const planColumns = [
   'sort_order',
 ] as const;
 
+/** A page of a workspace's payments or invoices, newest first, with the total. */
+async function workspacePage<T extends 'payments' | 'invoices'>(
+  tx: Executor,
+  table: T,
+  workspaceId: string,
+  offset: number,
+  limit: number,
+): Promise<{ rows: Selectable<Database[T]>[]; total: number }> {
+  const scoped = tx.selectFrom(table as 'payments').where('workspace_id', '=', workspaceId);
+  const [rows, count] = await Promise.all([
+    scoped.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+    scoped.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows as unknown as Selectable<Database[T]>[], total: count.n };
+}
+
 export function billingRepository(db: Db) {
   return {
     // ---- workspaces (read-only use of the core table) ----
@@ -159,25 +175,8 @@ export function billingRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    async listPayments(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
-      const [rows, total] = await Promise.all([
-        tx
-          .selectFrom('payments')
-          .selectAll()
-          .where('workspace_id', '=', workspaceId)
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .offset(offset)
-          .limit(limit)
-          .execute(),
-        tx
-          .selectFrom('payments')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('workspace_id', '=', workspaceId)
-          .executeTakeFirstOrThrow()
-          .then((r) => r.n),
-      ]);
-      return { rows, total };
+    listPayments(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+      return workspacePage(tx, 'payments', workspaceId, offset, limit);
     },
 
     // ---- invoices ----
@@ -197,25 +196,8 @@ export function billingRepository(db: Db) {
       return tx.insertInto('invoices').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    async listInvoices(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
-      const [rows, total] = await Promise.all([
-        tx
-          .selectFrom('invoices')
-          .selectAll()
-          .where('workspace_id', '=', workspaceId)
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .offset(offset)
-          .limit(limit)
-          .execute(),
-        tx
-          .selectFrom('invoices')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('workspace_id', '=', workspaceId)
-          .executeTakeFirstOrThrow()
-          .then((r) => r.n),
-      ]);
-      return { rows, total };
+    listInvoices(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+      return workspacePage(tx, 'invoices', workspaceId, offset, limit);
     },
 
     // ---- coupons ----
