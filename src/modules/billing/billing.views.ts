@@ -7,24 +7,7 @@ const KNOWN_FEATURES = { time_tracking: false, custom_properties: false };
 
 export const featuresOf = (plan: Pick<PlanRow, 'features'>): Record<string, boolean> => ({ ...KNOWN_FEATURES, ...plan.features });
 
-export const planView = (p: PlanRow) => ({
-  slug: p.slug,
-  name: p.name,
-  plan_slug: p.slug,
-  plan_name: p.name,
-  max_users: p.max_users,
-  max_projects: p.max_projects,
-  max_storage_gb: p.max_storage_gb,
-  ai_tokens_monthly: p.ai_tokens_monthly,
-  features: featuresOf(p),
-  price_month: p.price_month,
-  price_year: p.price_year,
-  currency: p.currency,
-  trial_days: p.trial_days,
-  is_active: p.is_active,
-  sort_order: p.sort_order,
-});
-
+/** The spec's `limits` (2.8): what the plan allows. */
 export const limitsView = (p: PlanRow) => ({
   plan_slug: p.slug,
   plan_name: p.name,
@@ -34,6 +17,18 @@ export const limitsView = (p: PlanRow) => ({
   ai_tokens_monthly: p.ai_tokens_monthly,
   features: featuresOf(p),
   is_active: p.is_active,
+});
+
+/** A catalogue entry: the limits, plus prices and trial. */
+export const planView = (p: PlanRow) => ({
+  slug: p.slug,
+  name: p.name,
+  ...limitsView(p),
+  price_month: p.price_month,
+  price_year: p.price_year,
+  currency: p.currency,
+  trial_days: p.trial_days,
+  sort_order: p.sort_order,
 });
 
 export const subscriptionView = (s: SubscriptionRow) => ({
