@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { DAY_MS } from '../../kernel/clock.js';
 
 /** Pure billing rules: no I/O, unit-tested without HTTP. Money is an integer in minor units. */
@@ -99,16 +101,11 @@ export function renewalStart(
 
 // ---- coupons ----
 
-export interface CouponRule {
-  code: string;
-  percent_off: number | null;
-  amount_off: number | null;
-  currency: string | null;
-  plan_slugs: string[] | null;
-  max_redemptions: number | null;
-  redeem_by: Date | null;
-  times_redeemed: number;
-}
+/** What the coupon rules need of a coupon: its columns, as stored. */
+export type CouponRule = Pick<
+  Selectable<Database['coupons']>,
+  'code' | 'percent_off' | 'amount_off' | 'currency' | 'plan_slugs' | 'max_redemptions' | 'redeem_by' | 'times_redeemed'
+>;
 
 export type CouponRejection =
   | 'not_found'

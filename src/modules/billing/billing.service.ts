@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
@@ -23,6 +24,7 @@ import {
   renewalStart,
 } from './billing.domain.js';
 import type { BillingRepository, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
+import type { CreatePlanBody, UpdatePlanBody } from './billing.schemas.js';
 import { couponView, invoiceView, limitsView, paymentView, planView, subscriptionView } from './billing.views.js';
 import { type PaytrClient, type PaytrCredentials, PaytrError, parseCallback } from './paytr/index.js';
 
@@ -273,21 +275,7 @@ export function createBillingService(deps: BillingDeps) {
 
     async adminCreatePlan(
       actor: Actor,
-      input: {
-        slug: string;
-        name: string;
-        max_users: number;
-        max_projects: number;
-        max_storage_gb: number;
-        ai_tokens_monthly: number;
-        features?: Record<string, boolean>;
-        price_month?: number | null;
-        price_year?: number | null;
-        currency: string;
-        trial_days?: number;
-        is_active?: boolean;
-        sort_order?: number;
-      },
+      input: Static<typeof CreatePlanBody>,
     ) {
       assertInstanceAdmin(actor);
       const plan = await repo.insertPlan(db, {
@@ -312,20 +300,7 @@ export function createBillingService(deps: BillingDeps) {
     async adminUpdatePlan(
       actor: Actor,
       slug: string,
-      input: Partial<{
-        name: string;
-        max_users: number;
-        max_projects: number;
-        max_storage_gb: number;
-        ai_tokens_monthly: number;
-        features: Record<string, boolean>;
-        price_month: number | null;
-        price_year: number | null;
-        currency: string;
-        trial_days: number;
-        is_active: boolean;
-        sort_order: number;
-      }>,
+      input: Static<typeof UpdatePlanBody>,
     ) {
       assertInstanceAdmin(actor);
       return db.transaction().execute(async (tx) => {
