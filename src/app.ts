@@ -11,6 +11,7 @@ import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { createEventBus } from './kernel/events.js';
 import { newId } from './kernel/ids.js';
+import type { Outbox } from './kernel/outbox.js';
 import type { PlanGate } from './kernel/plan-gate.js';
 import { createBaselinesService, baselinesRepository, baselinesRoutes } from './modules/baselines/index.js';
 import { createCustomPropertiesService, customPropertiesRepository, customPropertiesRoutes } from './modules/custom-properties/index.js';
@@ -28,6 +29,7 @@ import { createIdentityService, identityRepository, identityRoutes } from './mod
 import { createSlaService, slaRepository, slaRoutes } from './modules/sla/index.js';
 import { createWorkItemsService, workItemsRepository, workItemsRoutes } from './modules/work-items/index.js';
 import { createWorkspacesService, workspacesRepository, workspacesRoutes } from './modules/workspaces/index.js';
+import { createOutbox, webhooksRepository } from './modules/webhooks/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -44,6 +46,7 @@ export interface PeriodicJob {
 declare module 'fastify' {
   interface FastifyInstance {
     jobs: PeriodicJob[];
+    outbox: Outbox<Tx>;
   }
 }
 
@@ -78,6 +81,9 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
 
   const { db } = database;
   const events = createEventBus<Tx>();
+  // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them.
+  const outbox = createOutbox({ repo: webhooksRepository(db), clock });
+  app.decorate('outbox', outbox);
   // ---- billing: plan gate (billing module) ----
   const billingRepo = billingRepository(db);
   const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });

@@ -3,6 +3,12 @@ import type { BillingTables } from './tables/billing.js';
 import type { CoreTables } from './tables/core.js';
 import type { CustomPropertiesTables } from './tables/custom-properties.js';
 import type { SlaTables } from './tables/sla.js';
+import type { WebhooksTables } from './tables/webhooks.js';
 
 /** The whole database, as Kysely sees it: one table-types file per module. */
-export interface Database extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables {}
+export interface Database extends CoreTables,
+    SlaTables,
+    CustomPropertiesTables,
+    BaselinesTables,
+    BillingTables,
+    WebhooksTables {}
