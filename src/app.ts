@@ -41,6 +41,8 @@ export interface AppOptions {
 export interface PeriodicJob {
   name: string;
   run(): Promise<unknown>;
+  /** Period of this job; unset: `JOB_INTERVAL_MS`. 0 turns it off. */
+  intervalMs?: number;
 }
 
 declare module 'fastify' {

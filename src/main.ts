@@ -25,13 +25,14 @@ async function main(): Promise<void> {
     await (await import('../bench/minimal-routes.js')).registerMinimalRoutes(app, database);
   }
 
-  const timers = app.jobs.map((job) =>
-    config.jobIntervalMs > 0
+  const timers = app.jobs.map((job) => {
+    const every = config.jobIntervalMs > 0 ? (job.intervalMs ?? config.jobIntervalMs) : 0;
+    return every > 0
       ? setInterval(() => {
           job.run().catch((err: unknown) => app.log.error({ err, job: job.name }, 'periodic job failed'));
-        }, config.jobIntervalMs)
-      : undefined,
-  );
+        }, every)
+      : undefined;
+  });
 
   let closing = false;
   const shutdown = async (signal: string) => {
