@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
+import { openApiPath, operationIdFor } from './operation-ids.js';
 
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
   await app.register(swagger, {
@@ -21,6 +22,11 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
         },
       },
       security: [{ bearer: [] }, { apiKey: [] }],
+    },
+    transform: ({ schema, url, route }) => {
+      const method = Array.isArray(route.method) ? route.method[0]! : route.method;
+      const operationId = (schema as { operationId?: string } | undefined)?.operationId ?? operationIdFor(method, openApiPath(url));
+      return { schema: { ...schema, operationId } as typeof schema, url };
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
