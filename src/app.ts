@@ -13,23 +13,39 @@ import { createEventBus } from './kernel/events.js';
 import { newId } from './kernel/ids.js';
 import type { Outbox } from './kernel/outbox.js';
 import type { PlanGate } from './kernel/plan-gate.js';
-import { createBaselinesService, baselinesRepository, baselinesRoutes } from './modules/baselines/index.js';
-import { createCustomPropertiesService, customPropertiesRepository, customPropertiesRoutes } from './modules/custom-properties/index.js';
+import { type BaselinesService, createBaselinesService, baselinesRepository, baselinesRoutes } from './modules/baselines/index.js';
+import {
+  type CustomPropertiesService,
+  createCustomPropertiesService,
+  customPropertiesRepository,
+  customPropertiesRoutes,
+} from './modules/custom-properties/index.js';
 import {
   billingCallbackRoutes,
   billingRepository,
   billingRoutes,
+  type BillingService,
   createBillingService,
   createPaytrClient,
   createPlanGate,
   returnPages,
   sandboxRoutes,
 } from './modules/billing/index.js';
-import { createIdentityService, identityRepository, identityRoutes } from './modules/identity/index.js';
-import { createSlaService, slaRepository, slaRoutes } from './modules/sla/index.js';
-import { createWorkItemsService, workItemsRepository, workItemsRoutes } from './modules/work-items/index.js';
-import { createWorkspacesService, workspacesRepository, workspacesRoutes } from './modules/workspaces/index.js';
+import { createIdentityService, type IdentityService, identityRepository, identityRoutes } from './modules/identity/index.js';
+import { createSlaService, type SlaService, slaRepository, slaRoutes } from './modules/sla/index.js';
+import { createWorkItemsService, type WorkItemsService, workItemsRepository, workItemsRoutes } from './modules/work-items/index.js';
+import { createWorkspacesService, type WorkspacesService, workspacesRepository, workspacesRoutes } from './modules/workspaces/index.js';
 import { createOutbox, webhooksRepository } from './modules/webhooks/index.js';
+
+export interface AppServices {
+  identity: IdentityService;
+  workspaces: WorkspacesService;
+  workItems: WorkItemsService;
+  sla: SlaService;
+  customProperties: CustomPropertiesService;
+  baselines: BaselinesService;
+  billing: BillingService;
+}
 
 export interface AppOptions {
   config: Config;
@@ -49,6 +65,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     jobs: PeriodicJob[];
     outbox: Outbox<Tx>;
+    /** The services, for the operator CLI (which calls them in-process, as an instance admin). */
+    services: AppServices;
   }
 }
 
@@ -146,6 +164,9 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
     await app.register(returnPages);
   }
   // ---- end billing module ----
+
+  const services = { identity, workspaces, workItems, sla, customProperties, baselines, billing };
+  app.decorate('services', services);
 
   await app.register(healthRoutes, { db });
   await app.register(identityRoutes, { identity });

@@ -1,99 +1,111 @@
-import { parseArgs } from 'node:util';
 import { buildApp } from '../app.js';
-import { ConfigError, loadConfig } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { type DatabaseHandle, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { createIdentityService, identityRepository } from '../modules/identity/index.js';
-import { allowAllPlanGate } from '../kernel/plan-gate.js';
-import { systemClock } from '../kernel/clock.js';
+import { AppError } from '../kernel/errors.js';
+import { type CliContext, type Command, describeAppError, parseFlags, UsageError } from './cli.js';
+import { catalogueCommands } from './commands/catalogue.js';
+import { userCommands } from './commands/users.js';
 
-const USAGE = `Usage: npm run cli -- <command> [options]
-
-Commands:
-  migrate                                   apply pending migrations
-  create-user --email E --password P [--name N] [--admin]
-                                            create a user (--admin: instance admin)
-  grant-admin --email E                     make a user an instance admin
-  revoke-admin --email E                    take instance admin away
-  openapi                                   print the OpenAPI document
-`;
-
-async function main(): Promise<number> {
-  const [command, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      name: { type: 'string' },
-      admin: { type: 'boolean', default: false },
+/**
+ * The operator's command line: `npm run cli -- <command> [flags]`. Commands run in-process against the database of
+ * the environment (PGlite while the server is stopped, PostgreSQL at any time), as an instance admin.
+ * Exit codes: 0 success, 1 failure (the service refused, the database failed), 2 usage (unknown command or flag,
+ * missing or malformed value).
+ */
+const COMMANDS: Command[] = [
+  ...userCommands,
+  ...catalogueCommands,
+  {
+    name: 'openapi',
+    summary: 'print the OpenAPI document',
+    run: async (_values, ctx) => {
+      const app = await buildApp({ config: { ...ctx.config(), logLevel: 'silent' }, database: await ctx.database() });
+      await app.ready();
+      ctx.out(JSON.stringify(app.swagger(), null, 2));
+      await app.close();
     },
-    allowPositionals: false,
-  });
-  if (!command || command === 'help' || command === '--help') {
-    console.log(USAGE);
-    return command ? 0 : 2;
+  },
+];
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'Usage: npm run cli -- <command> [flags]   (each command takes --help)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'The environment is the service\'s own (DATABASE_URL, DATA_DIR, ...). Exit codes: 0 ok, 1 failed, 2 usage.',
+  ].join('\n');
+}
+
+function commandHelp(c: Command): string {
+  return [`Usage: npm run cli -- ${c.name} ${c.usage ?? ''}`.trimEnd(), '', c.summary, ...(c.help ? ['', c.help] : [])].join('\n');
+}
+
+/** The longest command name that the arguments start with (`plans list` before `plans`). */
+function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+  for (const words of [2, 1]) {
+    const name = argv.slice(0, words).join(' ');
+    const command = COMMANDS.find((c) => c.name === name);
+    if (command) return { command, rest: argv.slice(words) };
   }
-  if (command === 'create-user' && (values.password ?? '').length < 8) {
-    throw new ConfigError('--password must have at least 8 characters');
+  return undefined;
+}
+
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    console.log(overview());
+    return argv.length === 0 ? 2 : 0;
   }
-  if (!['migrate', 'create-user', 'grant-admin', 'revoke-admin', 'openapi'].includes(command)) {
-    console.error(`Unknown command "${command}"\n\n${USAGE}`);
-    return 2;
+  const found = findCommand(argv);
+  if (!found) {
+    const known = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `)).map((c) => c.name);
+    throw new UsageError(
+      known.length ? `"${argv.slice(0, 2).join(' ')}" is not a command; try: ${known.join(', ')}` : `Unknown command "${argv[0]}" (npm run cli -- --help lists them)`,
+    );
   }
-  const config = loadConfig();
-  const database = await openDatabase(config);
+  const { command, rest } = found;
+  const values = parseFlags(command, rest);
+  if (values.help) {
+    console.log(commandHelp(command));
+    return 0;
+  }
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let database: DatabaseHandle | undefined;
+  let config: Config | undefined;
+  const ctx: CliContext = {
+    config: () => (config ??= loadConfig()),
+    database: async () => (database ??= await openDatabase(ctx.config())),
+    out: (line) => console.log(line),
+    operator: { userId: '00000000-0000-7000-8000-000000000000', tokenId: 'cli', isInstanceAdmin: true },
+    services: async () => {
+      if (!app) {
+        const db = await ctx.database();
+        await migrateToLatest(db.db);
+        app = await buildApp({ config: { ...ctx.config(), logLevel: 'silent' }, database: db });
+      }
+      return app.services;
+    },
+  };
   try {
-    const applied = await migrateToLatest(database.db);
-    const identity = createIdentityService({
-      db: database.db,
-      repo: identityRepository(database.db),
-      clock: systemClock,
-      planGate: allowAllPlanGate,
-      allowSignup: true,
-      sessionTtlDays: config.sessionTtlDays,
-      rateLimits: config.rateLimits,
-    });
-    const need = (name: 'email' | 'password'): string => {
-      const v = values[name];
-      if (!v) throw new ConfigError(`--${name} is required`);
-      return v;
-    };
-    switch (command) {
-      case 'migrate':
-        console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date');
-        return 0;
-      case 'create-user': {
-        const password = need('password');
-        const user = await identity.createUser({ email: need('email'), password, display_name: values.name ?? need('email') });
-        const final = values.admin ? await identity.grantInstanceAdmin(user.email) : user;
-        console.log(JSON.stringify(final, null, 2));
-        return 0;
-      }
-      case 'grant-admin':
-      case 'revoke-admin':
-        console.log(JSON.stringify(await identity.grantInstanceAdmin(need('email'), command === 'grant-admin'), null, 2));
-        return 0;
-      case 'openapi': {
-        const app = await buildApp({ config: { ...config, logLevel: 'silent' }, database });
-        await app.ready();
-        console.log(JSON.stringify(app.swagger(), null, 2));
-        await app.close();
-        return 0;
-      }
-      default:
-        console.error(`Unknown command "${command}"\n\n${USAGE}`);
-        return 2;
-    }
+    return (await command.run(values, ctx)) ?? 0;
   } finally {
-    await database.close();
+    await app?.close();
+    await database?.close();
   }
 }
 
-main().then(
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? `Error: ${error.message}` : error);
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      console.error(`error: ${error.message}`);
+      process.exit(2);
+    }
+    console.error(`error: ${error instanceof AppError ? describeAppError(error) : error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );
