@@ -5,6 +5,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { AppError } from '../kernel/errors.js';
 import { type CliContext, type Command, describeAppError, parseFlags, UsageError } from './cli.js';
 import { catalogueCommands } from './commands/catalogue.js';
+import { demoCommand } from './commands/demo.js';
 import { userCommands } from './commands/users.js';
 
 /**
@@ -16,6 +17,7 @@ import { userCommands } from './commands/users.js';
 const COMMANDS: Command[] = [
   ...userCommands,
   ...catalogueCommands,
+  demoCommand,
   {
     name: 'openapi',
     summary: 'print the OpenAPI document',
