@@ -3515,9 +3515,9 @@ export interface operations {
     };
     getBaselineDeviation: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Cap on each of added, removed and changed, 0..1000 (default 100); counts are never cut */
-                items_limit: number;
+                items_limit?: number;
             };
             header?: never;
             path: {
@@ -4205,11 +4205,11 @@ export interface operations {
     };
     listInvoices: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Items to skip (default 0) */
-                offset: number;
+                offset?: number;
                 /** @description Page size, 1..100 (default 20) */
-                per_page: number;
+                per_page?: number;
             };
             header?: never;
             path: {
@@ -4401,11 +4401,11 @@ export interface operations {
     };
     listPayments: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Items to skip (default 0) */
-                offset: number;
+                offset?: number;
                 /** @description Page size, 1..100 (default 20) */
-                per_page: number;
+                per_page?: number;
             };
             header?: never;
             path: {
@@ -5229,9 +5229,9 @@ export interface operations {
     };
     updateCustomProperty: {
         parameters: {
-            query: {
+            query?: {
                 /** @description true: removing options that issues use also removes them from those values (409 option_in_use otherwise) */
-                force: boolean;
+                force?: boolean;
             };
             header?: never;
             path: {
@@ -8046,11 +8046,11 @@ export interface operations {
     };
     listIssues: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Items to skip (default 0) */
-                offset: number;
+                offset?: number;
                 /** @description Page size, 1..100 (default 20) */
-                per_page: number;
+                per_page?: number;
                 /** @description One or more priorities, comma-separated */
                 priority?: string;
                 /** @description One or more state groups, comma-separated */
@@ -10078,11 +10078,11 @@ export interface operations {
     };
     listSlaBreached: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Items to skip (default 0) */
-                offset: number;
+                offset?: number;
                 /** @description Page size, 1..100 (default 20) */
-                per_page: number;
+                per_page?: number;
             };
             header?: never;
             path: {

@@ -3,6 +3,16 @@ import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 import { openApiPath, operationIdFor } from './operation-ids.js';
 
+/**
+ * A query parameter with a default (`offset`, `per_page`, ...) need not be sent: the validator fills it in. The
+ * schemas list it as required so handlers see it typed as present; the document says what a caller must send.
+ */
+function optionalDefaults(querystring: unknown): unknown {
+  const q = querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined;
+  if (!q?.properties || !q.required) return undefined;
+  return { ...q, required: q.required.filter((name) => q.properties![name]?.default === undefined) };
+}
+
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -26,7 +36,8 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
     transform: ({ schema, url, route }) => {
       const method = Array.isArray(route.method) ? route.method[0]! : route.method;
       const operationId = (schema as { operationId?: string } | undefined)?.operationId ?? operationIdFor(method, openApiPath(url));
-      return { schema: { ...schema, operationId } as typeof schema, url };
+      const querystring = optionalDefaults((schema as { querystring?: unknown } | undefined)?.querystring);
+      return { schema: { ...schema, operationId, ...(querystring ? { querystring } : {}) } as typeof schema, url };
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
