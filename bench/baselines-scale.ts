@@ -10,6 +10,7 @@
  * Without DATABASE_URL it runs on an in-memory PGlite. The seed is set-based SQL (generate_series) in a workspace of
  * its own, removed at the end (KEEP=1 keeps it, to look at query plans).
  */
+import { createOutbox, webhooksRepository } from '../src/modules/webhooks/index.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
@@ -62,7 +63,7 @@ async function main() {
     sessionTtlDays: config.sessionTtlDays,
     rateLimits: config.rateLimits,
   });
-  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events: createEventBus(), planGate: allowAllPlanGate, identity });
+  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events: createEventBus(), planGate: allowAllPlanGate, identity, outbox: createOutbox({ repo: webhooksRepository(db), clock }) });
   const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems });
 
   // ---- seed ------------------------------------------------------------------------------------------------------

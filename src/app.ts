@@ -35,7 +35,15 @@ import { createIdentityService, type IdentityService, identityRepository, identi
 import { createSlaService, type SlaService, slaRepository, slaRoutes } from './modules/sla/index.js';
 import { createWorkItemsService, type WorkItemsService, workItemsRepository, workItemsRoutes } from './modules/work-items/index.js';
 import { createWorkspacesService, type WorkspacesService, workspacesRepository, workspacesRoutes } from './modules/workspaces/index.js';
-import { createOutbox, webhooksRepository } from './modules/webhooks/index.js';
+import {
+  createOutbox,
+  createSender,
+  createWebhooksService,
+  createWorker,
+  type WebhooksService,
+  webhooksRepository,
+  webhooksRoutes,
+} from './modules/webhooks/index.js';
 
 export interface AppServices {
   identity: IdentityService;
@@ -45,6 +53,7 @@ export interface AppServices {
   customProperties: CustomPropertiesService;
   baselines: BaselinesService;
   billing: BillingService;
+  webhooks: WebhooksService;
 }
 
 export interface AppOptions {
@@ -101,8 +110,18 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
 
   const { db } = database;
   const events = createEventBus<Tx>();
-  // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them.
-  const outbox = createOutbox({ repo: webhooksRepository(db), clock });
+  // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them, with a
+  // delivery per subscribed endpoint; the worker sends them in the background, waking right after such a commit.
+  const webhooksRepo = webhooksRepository(db);
+  const webhookWorker = createWorker({
+    repo: webhooksRepo,
+    clock,
+    sender: createSender(config.webhooks),
+    config: config.webhooks,
+    log: app.log,
+  });
+  app.addHook('onClose', () => webhookWorker.close());
+  const outbox = createOutbox({ repo: webhooksRepo, clock, onDeliveries: () => webhookWorker.wake() });
   app.decorate('outbox', outbox);
   // ---- billing: plan gate (billing module) ----
   const billingRepo = billingRepository(db);
@@ -119,7 +138,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
     rateLimits: config.rateLimits,
   });
   const workspaces = createWorkspacesService({ db, repo: workspacesRepository(db), clock, identity });
-  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity });
+  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity, outbox });
 
   app.decorate('jobs', [] as PeriodicJob[]);
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
@@ -143,6 +162,20 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   await app.register(baselinesRoutes, { baselines });
   // ---- end baselines module ----
 
+  // ---- webhooks module ----
+  const webhooks = createWebhooksService({
+    db,
+    repo: webhooksRepo,
+    clock,
+    identity,
+    worker: webhookWorker,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+  });
+  app.jobs.push({ name: 'webhooks.deliver', run: () => webhookWorker.run(), intervalMs: config.webhooks.pollMs });
+  app.jobs.push({ name: 'webhooks.cleanup', run: () => webhookWorker.cleanup(), intervalMs: 3_600_000 });
+  await app.register(webhooksRoutes, { webhooks });
+  // ---- end webhooks module ----
+
   // ---- billing module ----
   const billing = createBillingService({
     db,
@@ -165,7 +198,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   }
   // ---- end billing module ----
 
-  const services = { identity, workspaces, workItems, sla, customProperties, baselines, billing };
+  const services = { identity, workspaces, workItems, sla, customProperties, baselines, billing, webhooks };
   app.decorate('services', services);
 
   await app.register(healthRoutes, { db });

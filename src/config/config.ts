@@ -23,6 +23,21 @@ export interface PaytrConfig {
   timeoutMs: number;
 }
 
+export interface WebhookConfig {
+  /** A delivery attempt that has not answered 2xx within this time failed. */
+  timeoutMs: number;
+  /** Seconds to wait before each retry; its length + 1 is the number of attempts. */
+  retryScheduleS: number[];
+  /** Deliveries in a row ending `failed` that disable an endpoint (`failing`). */
+  disableAfter: number;
+  /** Allow loopback, private, link-local ... targets (development and tests). */
+  allowPrivateTargets: boolean;
+  /** How often each instance looks for due deliveries (besides being woken after a commit). */
+  pollMs: number;
+  /** Deliveries (and their events) older than this are deleted. */
+  retentionDays: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -39,6 +54,7 @@ export interface Config {
   jobIntervalMs: number;
   sessionTtlDays: number;
   rateLimits: RateLimitConfig;
+  webhooks: WebhookConfig;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +96,17 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A comma-separated list of whole seconds (`5,300,1800`), each 0..7 days. */
+function secondsList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 50 || parts.some((p) => !/^\d+$/.test(p) || Number(p) > 604_800)) {
+    throw new ConfigError(`${name} must be a comma-separated list of at most 50 whole seconds (each <= 604800), got "${raw}"`);
+  }
+  return parts.map(Number);
 }
 
 function url(name: string, value: string, protocols: string[]): string {
@@ -147,6 +174,14 @@ export function loadConfig(env: Env = process.env): Config {
     billingGraceDays: int(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 60_000, 0, 86_400_000),
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 3650),
+    webhooks: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryScheduleS: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', [5, 300, 1800, 7200, 18000, 36000, 86400]),
+      disableAfter: int(env, 'WEBHOOK_DISABLE_AFTER', 5, 1, 1000),
+      allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 100, 3_600_000),
+      retentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    },
     rateLimits: {
       signInFailures: int(env, 'RATE_LIMIT_SIGNIN_FAILURES', 10, 1, 1_000_000),
       signInWindowMs: int(env, 'RATE_LIMIT_SIGNIN_WINDOW_S', 900, 1, 86_400) * 1000,

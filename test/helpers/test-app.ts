@@ -29,7 +29,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-export type ConfigOverrides = Partial<Omit<Config, 'paytr' | 'rateLimits'>> & {
+export type ConfigOverrides = Partial<Omit<Config, 'paytr' | 'rateLimits' | 'webhooks'>> & {
+  webhooks?: Partial<Config['webhooks']>;
   paytr?: Partial<Config['paytr']>;
   rateLimits?: Partial<Config['rateLimits']>;
 };
@@ -48,6 +49,8 @@ export async function startTestApp(overrides: ConfigOverrides = {}, database?: D
       signUps: 1_000_000,
       ...overrides.rateLimits,
     },
+    // Test receivers listen on 127.0.0.1.
+    webhooks: { ...base.webhooks, allowPrivateTargets: true, ...overrides.webhooks },
   };
   const db = database ?? (await openTestDatabase({ pgliteTemplate: inject('pgliteTemplate'), postgresTemplate: inject('postgresTemplate') }));
   const clock = new ManualClock();

@@ -4,6 +4,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { conflict, invalid, notFound } from '../../kernel/errors.js';
 import type { EventBus, IssueSnapshot, Priority, StateGroup } from '../../kernel/events.js';
 import { newId } from '../../kernel/ids.js';
+import type { Outbox } from '../../kernel/outbox.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import type { PlanGate } from '../../kernel/plan-gate.js';
 import { iso, isoOrNull } from '../../kernel/time.js';
@@ -36,6 +37,8 @@ export interface WorkItemsDeps {
   events: EventBus<Tx>;
   planGate: PlanGate<Tx>;
   identity: Pick<IdentityService, 'access' | 'assertMembers'>;
+  /** Events that leave the service (webhooks), recorded in the transaction of the change. */
+  outbox: Outbox<Tx>;
 }
 
 type ProjectRow = Awaited<ReturnType<WorkItemsRepository['insertProject']>> & {};
@@ -114,7 +117,7 @@ const parseList = <T extends string>(raw: string | undefined, allowed: readonly 
 export type WorkItemsService = ReturnType<typeof createWorkItemsService>;
 
 export function createWorkItemsService(deps: WorkItemsDeps) {
-  const { db, repo, clock, events, identity } = deps;
+  const { db, repo, clock, events, identity, outbox } = deps;
   const issueFilters: IssueFilterProvider[] = [];
 
   async function projectOf(workspaceId: string, projectId: string, tx: Executor = db, lock = false) {
@@ -388,7 +391,9 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
           completed_at: state.group === 'completed' ? now : null,
         });
         await events.publish(tx, { type: 'issue.created', at: now, issue: issueSnapshot(issue) });
-        return issueView(issue);
+        const view = issueView(issue);
+        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: view });
+        return view;
       });
     },
 
@@ -427,7 +432,13 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
         if (after.priority !== before.priority || after.state_id !== before.state_id) {
           await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after) });
         }
-        return issueView(after);
+        const view = issueView(after);
+        const { updated_at: _was, ...previous } = issueView(before);
+        const { updated_at: _now, ...current } = view;
+        if (JSON.stringify(previous) !== JSON.stringify(current)) {
+          await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.updated', data: view });
+        }
+        return view;
       });
     },
 
@@ -436,6 +447,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
         const ws = await identity.access(actor, slug, 'write_items', tx);
         const issue = await issueOf(ws.workspaceId, projectId, issueId, tx, true);
         await events.publish(tx, { type: 'issue.deleted', at: clock.now(), issue: issueSnapshot(issue) });
+        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.deleted', data: issueView(issue) });
         await repo.deleteIssue(tx, issueId);
       });
     },
@@ -469,7 +481,9 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
           authorId: actor.userId,
           commentId: comment.id,
         });
-        return commentView(comment);
+        const view = commentView(comment);
+        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'comment.created', data: { comment: view, issue: issueView(issue) } });
+        return view;
       });
     },
   };

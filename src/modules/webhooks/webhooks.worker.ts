@@ -1,0 +1,142 @@
+import { Webhook } from 'standardwebhooks';
+import type { WebhookConfig } from '../../config/config.js';
+import type { Clock } from '../../kernel/clock.js';
+import { classify, nextAttemptAt, parseRetryAfter } from './webhooks.domain.js';
+import type { ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
+import type { Sender } from './webhooks.sender.js';
+import { eventBody } from './webhooks.views.js';
+
+export interface WorkerDeps {
+  repo: WebhooksRepository;
+  clock: Clock;
+  sender: Sender;
+  config: WebhookConfig;
+  /** Unix time of an attempt, for the `webhook-timestamp` header (receivers compare it with their own clock). */
+  wallClock?: () => Date;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+export type Worker = ReturnType<typeof createWorker>;
+
+const BATCH = 20;
+/** A claimed attempt is owned this long beyond its timeout; an instance that died mid-attempt loses it then. */
+const LEASE_MARGIN_MS = 60_000;
+
+/** Signs `{id}.{timestamp}.{body}` with every secret in force: the newest first (Standard Webhooks). */
+export function signatures(delivery: Pick<ClaimedDelivery, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, id: string, at: Date, body: string, now: Date): string {
+  const secrets = [delivery.secret];
+  if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > now) secrets.push(delivery.previous_secret);
+  return secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' ');
+}
+
+/**
+ * The delivery worker: claims due deliveries (any number of instances may run it), sends each attempt outside any
+ * transaction, then records the outcome. Runs of one process are serialised; `wake()` asks for a run soon (after a
+ * commit that created deliveries), the periodic job is the fallback.
+ */
+export function createWorker({ repo, clock, sender, config, wallClock = () => new Date(), log }: WorkerDeps) {
+  let chain: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  const timers = new Set<NodeJS.Timeout>();
+
+  async function attempt(d: ClaimedDelivery, manual: boolean): Promise<void> {
+    const at = wallClock();
+    const body = eventBody({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, workspace_id: d.workspace_id, data: d.event_data });
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'work-item-service-webhooks/1',
+      'webhook-id': d.event_id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signatures(d, d.event_id, at, body, clock.now()),
+    };
+    const result = await sender.send(d.url, headers, body);
+    const now = clock.now();
+    const outcome = classify(result.statusCode, result.error, parseRetryAfter(result.retryAfter, now));
+    // A manual attempt (ping, redeliver) is one attempt: it does not start a retry schedule of its own.
+    const next = manual ? null : nextAttemptAt(now, d.attempts, config.retryScheduleS, outcome);
+    const status = outcome.kind === 'success' ? 'succeeded' : next ? 'pending' : 'failed';
+    await repo.recordAttempt(d.workspace_id, d.id, {
+      status,
+      nextAt: next,
+      now,
+      entry: { at: now.toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, error: outcome.kind === 'failure' ? outcome.error : null },
+    });
+    if (outcome.kind === 'gone') await repo.recordEndpointOutcome(d.workspace_id, d.webhook_id, 'gone', config.disableAfter, now);
+    else if (status !== 'pending' && !(manual && status === 'failed')) {
+      await repo.recordEndpointOutcome(d.workspace_id, d.webhook_id, status, config.disableAfter, now);
+    }
+  }
+
+  async function runOnce(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const now = clock.now();
+      const claimed = await repo.claim(now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), BATCH);
+      if (claimed.length === 0) return sent;
+      await Promise.all(
+        claimed.map((d) =>
+          attempt(d, false).catch((err: unknown) => log?.warn({ err, delivery: d.id }, 'webhook attempt could not be recorded; it is retried after its lease')),
+        ),
+      );
+      sent += claimed.length;
+      if (claimed.length < BATCH) return sent;
+    }
+  }
+
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = chain.then(work, work);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  return {
+    /** Sends every delivery due now (the periodic job, and what tests call). */
+    run: () => serial(runOnce),
+
+    /** One attempt of these deliveries now, whatever their schedule (ping, redeliver). */
+    sendNow: (workspaceId: string, ids: string[]) =>
+      serial(async () => {
+        const now = clock.now();
+        const claimed = await repo.claim(now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), ids.length, { workspaceId, ids });
+        await Promise.all(claimed.map((d) => attempt(d, true)));
+      }),
+
+    /** Asks for a run soon: right after the commit that created deliveries (a few tries, in case it was slow). */
+    wake() {
+      if (closed) return;
+      let tries = 0;
+      const tick = () => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (closed) return;
+          void serial(runOnce).then(
+            (sent) => {
+              if (sent === 0 && ++tries < 3) tick();
+            },
+            (err: unknown) => log?.warn({ err }, 'webhook delivery run failed'),
+          );
+        }, 50 * 4 ** tries);
+        timers.add(timer);
+      };
+      tick();
+    },
+
+    /** Deletes events and deliveries older than the retention (30 days by default), in batches. */
+    async cleanup(): Promise<number> {
+      const before = new Date(clock.now().getTime() - config.retentionDays * 86_400_000);
+      let deleted = 0;
+      for (;;) {
+        const n = await repo.deleteEventsBefore(before, 5_000);
+        deleted += n;
+        if (n < 5_000) return deleted;
+      }
+    },
+
+    async close() {
+      closed = true;
+      timers.forEach((t) => clearTimeout(t));
+      await chain;
+      await sender.close();
+    },
+  };
+}
