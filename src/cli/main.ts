@@ -7,6 +7,7 @@ import { type CliContext, type Command, describeAppError, parseFlags, UsageError
 import { catalogueCommands } from './commands/catalogue.js';
 import { demoCommand } from './commands/demo.js';
 import { userCommands } from './commands/users.js';
+import { webhookCommands } from './commands/webhooks.js';
 
 /**
  * The operator's command line: `npm run cli -- <command> [flags]`. Commands run in-process against the database of
@@ -17,6 +18,7 @@ import { userCommands } from './commands/users.js';
 const COMMANDS: Command[] = [
   ...userCommands,
   ...catalogueCommands,
+  ...webhookCommands,
   demoCommand,
   {
     name: 'openapi',
@@ -82,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
     config: () => (config ??= loadConfig()),
     database: async () => (database ??= await openDatabase(ctx.config())),
     out: (line) => console.log(line),
-    operator: { userId: '00000000-0000-7000-8000-000000000000', tokenId: 'cli', isInstanceAdmin: true },
+    operator: { userId: '00000000-0000-7000-8000-000000000000', tokenId: 'cli', isInstanceAdmin: true, isOperator: true },
     services: async () => {
       if (!app) {
         const db = await ctx.database();

@@ -19,6 +19,12 @@ async function receiver(): Promise<Receiver> {
 
 const as = (token: string) => clientFor(ctx().url, token);
 const job = (app: TestApp, name: string) => app.app.jobs.find((j) => j.name === name)!.run();
+/** Waits for `count` requests, then for the worker to have recorded their outcomes (its runs are serialised). */
+async function received(r: Receiver, count: number, app: TestApp = ctx()) {
+  const got = await r.waitFor(count);
+  await job(app, 'webhooks.deliver');
+  return got;
+}
 
 async function endpoint(ws: WorkspaceFixture, url: string, event_types: string[] = ['*']) {
   return unwrap(as(ws.admin.token).POST('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } }, body: { url, event_types } }));
@@ -122,6 +128,7 @@ describe('deliveries', () => {
     const started = Date.now();
     const issue = await createIssue(api, ws, project.id, { name: 'Printer on fire', priority: 'urgent' });
     const [got] = await r.waitFor(1, 2_000);
+    await job(ctx(), 'webhooks.deliver');
     expect(Date.now() - started).toBeLessThan(2_000);
     const event = verify(hook.secret, got!);
     expect(got!.headers['content-type']).toBe('application/json');
@@ -143,11 +150,11 @@ describe('deliveries', () => {
     const issue = await createIssue(api, ws, project.id);
     const base = `/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/`;
     const comment = (await api.post(`${base}comments/`, { body: 'On it' }, { token: ws.admin.token })).body;
-    await r.waitFor(1);
+    await received(r, 1);
     await api.patch(base, { priority: 'high' }, { token: ws.admin.token });
-    await r.waitFor(2);
+    await received(r, 2);
     await api.delete(base, { token: ws.admin.token });
-    const got = (await r.waitFor(3)).map((g) => verify(hook.secret, g));
+    const got = (await received(r, 3)).map((g) => verify(hook.secret, g));
     expect(got.map((e) => e.type)).toEqual(['comment.created', 'issue.updated', 'issue.deleted']);
     expect(got[0]!.data).toMatchObject({ comment: { id: comment.id, body: 'On it' }, issue: { id: issue.id } });
     expect(got[1]!.data).toMatchObject({ id: issue.id, priority: 'high' });
@@ -174,14 +181,14 @@ describe('deliveries', () => {
     const project = await createProject(t.api, ws);
     r.script({ status: 500 }, { status: 503, headers: { 'retry-after': '120' } });
     await createIssue(t.api, ws, project.id);
-    await r.waitFor(1);
+    await received(r, 1);
     const [first] = (await deliveries(ws, hook.id)).results;
     expect(first).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500 });
     expect(Date.parse(first!.next_attempt_at!) - Date.parse(first!.created_at)).toBe(5_000);
 
     t.clock.advance(5_000);
     await job(t, 'webhooks.deliver');
-    await r.waitFor(2);
+    await received(r, 2);
     const second = await delivery(ws, hook.id, first!.id);
     expect(second).toMatchObject({ status: 'pending', attempts: 2, last_status_code: 503 });
     // the schedule says 300 s, the receiver asked for 120 s: the longer wait wins
@@ -189,7 +196,7 @@ describe('deliveries', () => {
 
     t.clock.advance(300_000);
     await job(t, 'webhooks.deliver');
-    await r.waitFor(3);
+    await received(r, 3);
     const done = await delivery(ws, hook.id, first!.id);
     expect(done).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 200, next_attempt_at: null });
     expect(done.attempt_log.map((a) => a.status_code)).toEqual([500, 503, 200]);
@@ -204,7 +211,7 @@ describe('deliveries', () => {
     const hook = await endpoint(ws, r.url, ['issue.created']);
     r.script({ status: 429, headers: { 'retry-after': '3600' } });
     await createIssue(t.api, ws, (await createProject(t.api, ws)).id);
-    await r.waitFor(1);
+    await received(r, 1);
     const [d] = (await deliveries(ws, hook.id)).results;
     expect(Date.parse(d!.next_attempt_at!) - Date.parse(d!.created_at)).toBe(3_600_000);
   });
@@ -217,7 +224,7 @@ describe('deliveries', () => {
     const project = await createProject(api, ws);
     r.script({ status: 410 });
     await createIssue(api, ws, project.id);
-    await r.waitFor(1);
+    await received(r, 1);
     const path = { slug: ws.slug, webhookId: hook.id };
     await expect.poll(async () => (await unwrap(as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path } }))).disabled_reason).toBe('gone');
     expect((await deliveries(ws, hook.id)).results[0]).toMatchObject({ status: 'failed', last_status_code: 410 });
@@ -238,7 +245,7 @@ describe('deliveries', () => {
     expect(secret).not.toBe(hook.secret);
     const project = await createProject(t.api, ws);
     await createIssue(t.api, ws, project.id);
-    const [during] = await r.waitFor(1);
+    const [during] = await received(r, 1);
     const sigs = String(during!.headers['webhook-signature']).split(' ');
     expect(sigs).toHaveLength(2);
     expect(sigs.every((s) => s.startsWith('v1,'))).toBe(true);
@@ -248,7 +255,7 @@ describe('deliveries', () => {
 
     t.clock.advance(25 * 3600 * 1000);
     await createIssue(t.api, ws, project.id);
-    const [, after] = await r.waitFor(2);
+    const [, after] = await received(r, 2);
     expect(String(after!.headers['webhook-signature']).split(' ')).toHaveLength(1);
     verify(secret, after!);
     expect(() => verify(hook.secret, after!)).toThrow();
@@ -269,7 +276,7 @@ describe('deliveries', () => {
 
     r.script({ status: 500 });
     await createIssue(api, ws, (await createProject(api, ws)).id);
-    await r.waitFor(2);
+    await received(r, 2);
     const all = await deliveries(ws, hook.id);
     expect(all.total).toBe(2);
     expect(all.results.map((d) => d.event_type)).toEqual(['issue.created', 'webhook.ping']);
@@ -299,8 +306,7 @@ describe('deliveries', () => {
     r.fallback = { status: 500 };
     const count = 12;
     for (let i = 0; i < count; i++) await createIssue(t.api, ws, project.id);
-    await r.waitFor(count);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await received(r, count, t);
     r.fallback = { status: 200 };
     const before = r.received.length;
     t.clock.advance(5_000);
@@ -330,9 +336,9 @@ describe('webhooks that keep failing', () => {
     const created = await t.api.post(`/api/workspaces/${ws.slug}/webhooks/`, { url: r.url, event_types: ['issue.created'] }, { token: ws.admin.token });
     const project = await createProject(t.api, ws);
     await createIssue(t.api, ws, project.id);
-    await r.waitFor(1);
+    await received(r, 1, t);
     await createIssue(t.api, ws, project.id);
-    await r.waitFor(2);
+    await received(r, 2, t);
     await expect
       .poll(async () => (await t.api.get(`/api/workspaces/${ws.slug}/webhooks/${created.body.id}/`, { token: ws.admin.token })).body)
       .toMatchObject({ is_active: false, disabled_reason: 'failing' });

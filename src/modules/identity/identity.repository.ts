@@ -129,6 +129,10 @@ export function identityRepository(db: Db) {
     },
 
     /** The caller's role in the workspace with this slug, or nothing when it does not exist or they are no member. */
+    async findWorkspaceBySlug(slug: string, tx: Executor = db) {
+      return tx.selectFrom('workspaces').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
+    },
+
     async findMembershipBySlug(slug: string, userId: string, tx: Executor = db) {
       return (await membershipBySlug(tx, slug, userId))[0];
     },
