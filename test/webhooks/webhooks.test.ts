@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../client/src/index.js';
-import { createSender, createWorker, webhooksRepository } from '../../src/modules/webhooks/index.js';
+import { createOutbox, createSender, createWorker, webhooksRepository } from '../../src/modules/webhooks/index.js';
 import { clientFor, expectFailure } from '../helpers/client.js';
 import { createIssue, createProject, createWorkspace, signUp, type WorkspaceFixture } from '../helpers/factories.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
@@ -319,6 +319,32 @@ describe('deliveries', () => {
     await Promise.all([job(t, 'webhooks.deliver'), other.run(), job(t, 'webhooks.deliver'), other.run()]);
     await other.close();
     expect(r.received.length - before).toBe(count);
+  });
+});
+
+describe('an instance that dies', () => {
+  it('delivers after a restart what was committed but never sent, and what an attempt in flight never finished', async () => {
+    const t = ctx();
+    const ws = await createWorkspace(t.api);
+    const r = await receiver();
+    const hook = await endpoint(ws, r.url, ['issue.created']);
+    const repo = webhooksRepository(t.database.db);
+    // Committed, but the process died before any worker saw it: an outbox that wakes no one.
+    const silent = createOutbox({ repo, clock: t.clock });
+    await t.database.db.transaction().execute((tx) => silent.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: { n: 1 } }));
+    // Claimed by an instance that was killed mid-attempt: the claim is taken, the outcome never recorded.
+    await t.database.db.transaction().execute((tx) => silent.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: { n: 2 } }));
+    const now = t.clock.now();
+    const lost = await repo.claim(now, new Date(now.getTime() + 70_000), 1);
+    expect(lost).toHaveLength(1);
+
+    await job(t, 'webhooks.deliver'); // the restarted instance's poll
+    await received(r, 1);
+    t.clock.advance(70_000); // the dead instance's lease ends
+    await job(t, 'webhooks.deliver');
+    const got = await received(r, 2);
+    expect(got.map((g) => verify(hook.secret, g).data.n).sort()).toEqual([1, 2]);
+    expect((await deliveries(ws, hook.id, 'succeeded')).total).toBe(2);
   });
 });
 
