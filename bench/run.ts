@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { benchWebhooks } from './webhooks.js';
 import pg from 'pg';
 import { openPglite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -822,7 +823,13 @@ async function main() {
   // A smoke run never overwrites the results of a full one.
   const partial = cfg.only !== undefined || cfg.side !== undefined || !cfg.scale;
   const name = quick ? 'latest-quick' : partial ? 'latest-partial' : 'latest';
-  const md = markdown(runs, meta);
+  // Webhook delivery benchmarks (bench/webhooks.ts): in-process, on a scratch database of their own.
+  const webhooks: string[] = [];
+  if (!cfg.only) {
+    if (url && !cfg.pgliteOnly) webhooks.push(await benchWebhooks({ databaseUrl: url, quick }));
+    if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
+  }
+  const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);
   writeFileSync(join(RESULTS, `${name}.json`), `${JSON.stringify({ meta, runs, targets: verdicts(runs) }, null, 2)}\n`);
   const svg = runs.map(scaleChart).find((s) => s !== null);

@@ -39,6 +39,7 @@ export interface ClaimedDelivery {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
+  consecutive_failures: number;
   event_id: string;
   event_type: string;
   event_data: unknown;
@@ -215,31 +216,31 @@ export function webhooksRepository(db: Executor) {
           AND e.workspace_id = d.workspace_id AND e.id = d.webhook_id
           AND ev.workspace_id = d.workspace_id AND ev.id = d.event_id
         RETURNING d.id, d.workspace_id, d.webhook_id, d.attempts, e.url, e.secret, e.previous_secret,
-                  e.previous_secret_expires_at, ev.id AS event_id, ev.type AS event_type, ev.data AS event_data,
+                  e.previous_secret_expires_at, e.consecutive_failures, ev.id AS event_id, ev.type AS event_type, ev.data AS event_data,
                   ev.created_at AS event_created_at`.execute(db);
       return rows;
     },
 
-    /** The outcome of one attempt; `final` ends the delivery (`succeeded` or `failed`), else it waits for `nextAt`. */
-    async recordAttempt(
-      workspaceId: string,
-      id: string,
-      result: { status: 'pending' | 'succeeded' | 'failed'; nextAt: Date | null; entry: AttemptLogEntry; now: Date },
+    /**
+     * The outcomes of attempts, in one statement: `succeeded` or `failed` end a delivery, `pending` waits for `nextAt`.
+     */
+    async recordAttempts(
+      results: { workspaceId: string; id: string; status: 'pending' | 'succeeded' | 'failed'; nextAt: Date | null; entry: AttemptLogEntry; now: Date }[],
       tx: Executor = db,
     ): Promise<void> {
-      await tx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: result.status,
-          next_attempt_at: result.nextAt,
-          last_status_code: result.entry.status_code,
-          last_error: result.entry.error,
-          attempt_log: sql`attempt_log || ${JSON.stringify([result.entry])}::jsonb`,
-          ...(result.status === 'succeeded' ? { succeeded_at: result.now } : {}),
-        })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .execute();
+      if (results.length === 0) return;
+      const values = results.map(
+        (r) =>
+          sql`(${r.id}::uuid, ${r.workspaceId}::uuid, ${r.status}, ${r.nextAt}::timestamptz, ${r.entry.status_code}::integer, ${r.entry.error}::text,
+               ${JSON.stringify([r.entry])}::jsonb, ${r.now}::timestamptz)`,
+      );
+      await sql`
+        UPDATE webhook_deliveries d
+        SET status = v.status, next_attempt_at = v.next_at, last_status_code = v.code, last_error = v.err,
+            attempt_log = d.attempt_log || v.entry,
+            succeeded_at = CASE WHEN v.status = 'succeeded' THEN v.now ELSE d.succeeded_at END
+        FROM (VALUES ${sql.join(values)}) AS v(id, workspace_id, status, next_at, code, err, entry, now)
+        WHERE d.id = v.id AND d.workspace_id = v.workspace_id`.execute(tx);
     },
 
     /** Deletes events (and with them their deliveries) recorded before `before`, a batch at a time. */

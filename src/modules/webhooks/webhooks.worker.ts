@@ -38,8 +38,10 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
   const timers = new Set<NodeJS.Timeout>();
+  const pending = new Set<number>();
 
-  async function attempt(d: ClaimedDelivery, manual: boolean): Promise<void> {
+  /** One attempt: sends, and answers what to record (the caller records a batch at once). */
+  async function attempt(d: ClaimedDelivery, manual: boolean) {
     const at = wallClock();
     const body = eventBody({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, workspace_id: d.workspace_id, data: d.event_data });
     const headers = {
@@ -54,16 +56,36 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
     const outcome = classify(result.statusCode, result.error, parseRetryAfter(result.retryAfter, now));
     // A manual attempt (ping, redeliver) is one attempt: it does not start a retry schedule of its own.
     const next = manual ? null : nextAttemptAt(now, d.attempts, config.retryScheduleS, outcome);
-    const status = outcome.kind === 'success' ? 'succeeded' : next ? 'pending' : 'failed';
-    await repo.recordAttempt(d.workspace_id, d.id, {
-      status,
-      nextAt: next,
-      now,
-      entry: { at: now.toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, error: outcome.kind === 'failure' ? outcome.error : null },
-    });
-    if (outcome.kind === 'gone') await repo.recordEndpointOutcome(d.workspace_id, d.webhook_id, 'gone', config.disableAfter, now);
-    else if (status !== 'pending' && !(manual && status === 'failed')) {
-      await repo.recordEndpointOutcome(d.workspace_id, d.webhook_id, status, config.disableAfter, now);
+    const status = outcome.kind === 'success' ? ('succeeded' as const) : next ? ('pending' as const) : ('failed' as const);
+    // What the endpoint learns: 410 disables it; a final automatic failure grows its streak; a success ends a streak.
+    const endpoint =
+      outcome.kind === 'gone'
+        ? ('gone' as const)
+        : status === 'failed' && !manual
+          ? ('failed' as const)
+          : status === 'succeeded' && d.consecutive_failures > 0
+            ? ('succeeded' as const)
+            : null;
+    return {
+      delivery: d,
+      endpoint,
+      record: {
+        workspaceId: d.workspace_id,
+        id: d.id,
+        status,
+        nextAt: next,
+        now,
+        entry: { at: now.toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, error: outcome.kind === 'failure' ? outcome.error : null },
+      },
+    };
+  }
+
+  /** Sends the claimed deliveries in parallel, then records every outcome in one statement. */
+  async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
+    const done = await Promise.all(claimed.map((d) => attempt(d, manual)));
+    await repo.recordAttempts(done.map((x) => x.record));
+    for (const x of done) {
+      if (x.endpoint) await repo.recordEndpointOutcome(x.delivery.workspace_id, x.delivery.webhook_id, x.endpoint, config.disableAfter, x.record.now);
     }
   }
 
@@ -73,10 +95,8 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
       const now = clock.now();
       const claimed = await repo.claim(now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), BATCH);
       if (claimed.length === 0) return sent;
-      await Promise.all(
-        claimed.map((d) =>
-          attempt(d, false).catch((err: unknown) => log?.warn({ err, delivery: d.id }, 'webhook attempt could not be recorded; it is retried after its lease')),
-        ),
+      await attemptAll(claimed, false).catch((err: unknown) =>
+        log?.warn({ err, deliveries: claimed.map((d) => d.id) }, 'webhook attempts could not be recorded; they are retried after their lease'),
       );
       sent += claimed.length;
       if (claimed.length < BATCH) return sent;
@@ -98,27 +118,24 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
       serial(async () => {
         const now = clock.now();
         const claimed = await repo.claim(now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), ids.length, { workspaceId, ids });
-        await Promise.all(claimed.map((d) => attempt(d, true)));
+        await attemptAll(claimed, true);
       }),
 
-    /** Asks for a run soon: right after the commit that created deliveries (a few tries, in case it was slow). */
+    /**
+     * Asks for a run soon, after the commit that created deliveries: one run 20 ms later and a second 250 ms later
+     * (for a slow commit). Wakes coalesce, so a burst of commits costs two runs, not one per commit.
+     */
     wake() {
-      if (closed) return;
-      let tries = 0;
-      const tick = () => {
+      for (const delay of [20, 250] as const) {
+        if (closed || pending.has(delay)) continue;
+        pending.add(delay);
         const timer = setTimeout(() => {
           timers.delete(timer);
-          if (closed) return;
-          void serial(runOnce).then(
-            (sent) => {
-              if (sent === 0 && ++tries < 3) tick();
-            },
-            (err: unknown) => log?.warn({ err }, 'webhook delivery run failed'),
-          );
-        }, 50 * 4 ** tries);
+          pending.delete(delay);
+          if (!closed) void serial(runOnce).catch((err: unknown) => log?.warn({ err }, 'webhook delivery run failed'));
+        }, delay);
         timers.add(timer);
-      };
-      tick();
+      }
     },
 
     /** Deletes events and deliveries older than the retention (30 days by default), in batches. */
