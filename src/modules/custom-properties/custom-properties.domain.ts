@@ -210,6 +210,16 @@ export function stripOptions(type: CustomPropertyType, value: unknown, removed: 
   return { keep: true, value };
 }
 
+/**
+ * A choice value after options are renamed or merged (`mapping`: old -> new): a select value follows its option; a
+ * multi_select value keeps its order and each option once (the first place it appears). Other values are unchanged.
+ */
+export function remapOptions(type: CustomPropertyType, value: unknown, mapping: ReadonlyMap<string, string>): unknown {
+  if (type === 'select') return typeof value === 'string' ? (mapping.get(value) ?? value) : value;
+  if (type === 'multi_select' && Array.isArray(value)) return [...new Set((value as string[]).map((v) => mapping.get(v) ?? v))];
+  return value;
+}
+
 // ---- the issue-list filter --------------------------------------------------------------------------------------
 
 export type FilterOp = 'eq' | 'gte' | 'lte';

@@ -101,6 +101,59 @@ export function customPropertiesRepository(db: Db) {
       return q.orderBy('issue_id').forUpdate().execute();
     },
 
+    /** How many issues have a value, and how many use each option (zeros included, in the options' order). */
+    async usage(workspaceId: string, propertyId: string, options: string[], tx: Executor = db) {
+      const { rows } = await sql<{ values: number; options: { option: string; count: number }[] }>`
+        SELECT
+          (SELECT count(*) FROM custom_values WHERE workspace_id = ${workspaceId} AND property_id = ${propertyId})::int AS values,
+          coalesce((
+            SELECT json_agg(json_build_object('option', o.option, 'count', (
+                SELECT count(*) FROM custom_values v
+                WHERE v.workspace_id = ${workspaceId} AND v.property_id = ${propertyId}
+                  AND ((md5(v.value_text) = md5(o.option) AND v.value_text = o.option) OR v.value_options @> ARRAY[o.option])
+              )) ORDER BY o.ord)
+            FROM unnest(${sql.val(options)}::text[]) WITH ORDINALITY AS o(option, ord)
+          ), '[]'::json) AS options`.execute(tx);
+      return rows[0]!;
+    },
+
+    /** Issues whose value of this choice property uses any of `options`. */
+    async countUsing(workspaceId: string, propertyId: string, options: string[], tx: Executor = db): Promise<number> {
+      const row = await tx
+        .selectFrom('custom_values')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('property_id', '=', propertyId)
+        .where((eb) => eb.or([eb('value_text', 'in', options), sql<SqlBool>`value_options && ${sql.val(options)}::text[]`]))
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
+
+    /**
+     * Moves every value of a choice property from the options `from[i]` to `to[i]` (rename, merge), in one
+     * statement per type: a multi_select keeps its order and each option once.
+     */
+    async remapValues(tx: Executor, workspaceId: string, propertyId: string, from: string[], to: string[], now: Date): Promise<void> {
+      await sql`
+        UPDATE custom_values v SET value_text = m.to_opt, value = to_jsonb(m.to_opt), updated_at = ${now}
+        FROM unnest(${sql.val(from)}::text[], ${sql.val(to)}::text[]) AS m(from_opt, to_opt)
+        WHERE v.workspace_id = ${workspaceId} AND v.property_id = ${propertyId}
+          AND md5(v.value_text) = md5(m.from_opt) AND v.value_text = m.from_opt`.execute(tx);
+      await sql`
+        UPDATE custom_values v SET value_options = n.opts, value = to_jsonb(n.opts), updated_at = ${now}
+        FROM (
+          SELECT v2.issue_id, ARRAY(
+              SELECT s.x FROM (
+                SELECT coalesce(m.to_opt, u.o) AS x, u.ord
+                FROM unnest(v2.value_options) WITH ORDINALITY AS u(o, ord)
+                LEFT JOIN unnest(${sql.val(from)}::text[], ${sql.val(to)}::text[]) AS m(from_opt, to_opt) ON m.from_opt = u.o
+              ) s GROUP BY s.x ORDER BY min(s.ord)) AS opts
+          FROM custom_values v2
+          WHERE v2.workspace_id = ${workspaceId} AND v2.property_id = ${propertyId} AND v2.value_options && ${sql.val(from)}::text[]
+        ) n
+        WHERE v.workspace_id = ${workspaceId} AND v.property_id = ${propertyId} AND v.issue_id = n.issue_id`.execute(tx);
+    },
+
     deleteValue(tx: Executor, issueId: string, propertyId: string) {
       return tx.deleteFrom('custom_values').where('issue_id', '=', issueId).where('property_id', '=', propertyId).execute();
     },

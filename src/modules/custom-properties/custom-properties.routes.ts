@@ -11,6 +11,9 @@ import {
   PropertyParams,
   SetValueBody,
   StoredValue,
+  MergeOptionsBody,
+  MergeOptionsResult,
+  PropertyUsage,
   UpdatePropertyBody,
   UpdatePropertyQuery,
   ValueParams,
@@ -62,6 +65,31 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
       },
     },
     async (req) => cp.updateProperty(actorOf(req), req.params.slug, req.params.propertyId, req.body, req.query.force),
+  );
+  app.get(
+    '/api/workspaces/:slug/custom-properties/:propertyId/usage/',
+    {
+      schema: {
+        tags,
+        summary: 'How many issues have a value, and how many use each option (every role)',
+        params: PropertyParams,
+        response: { 200: PropertyUsage, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => cp.usage(actorOf(req), req.params.slug, req.params.propertyId),
+  );
+  app.post(
+    '/api/workspaces/:slug/custom-properties/:propertyId/merge-options/',
+    {
+      schema: {
+        tags,
+        summary: 'Merge options into one (admin): values follow, the merged options are removed; dry_run only counts',
+        params: PropertyParams,
+        body: MergeOptionsBody,
+        response: { 200: MergeOptionsResult, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => cp.mergeOptions(actorOf(req), req.params.slug, req.params.propertyId, req.body),
   );
   app.delete(
     `${W}custom-properties/:propertyId/`,

@@ -46,6 +46,13 @@ export const UpdatePropertyBody = Type.Object({
   description: Type.Optional(Description),
   options: Type.Optional(Options),
   is_required: Type.Optional(Type.Boolean()),
+  rename_options: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: MAX_OPTION_CHARS }), Type.String({ maxLength: MAX_OPTION_CHARS }), {
+      description:
+        'Renames options of a select or multi_select property: {"old": "new"}; every value that used an old option ' +
+        'follows, in the same transaction. A new name that is empty or already an option is a 400. Not with `options`.',
+    }),
+  ),
   type: Type.Optional(
     Type.Enum([...PROPERTY_TYPES], { description: 'Accepted only when equal to the current type: the type never changes (400)' }),
   ),
@@ -89,3 +96,20 @@ export const StoredValue = Type.Object({
   value: AnyValue,
   updated_at: Timestamp,
 });
+
+export const PropertyUsage = Type.Object({
+  values: Type.Integer({ description: 'Issues that have a value of this property' }),
+  options: Type.Array(Type.Object({ option: Type.String(), count: Type.Integer({ description: 'Issues whose value uses this option' }) }), {
+    description: 'Every option of a select or multi_select property, in order, zeros included; empty for other types',
+  }),
+});
+
+export const MergeOptionsBody = Type.Object(
+  {
+    from: Type.Array(Type.String({ minLength: 1, maxLength: MAX_OPTION_CHARS }), { minItems: 1, maxItems: MAX_OPTIONS, description: 'Options to merge away' }),
+    into: Type.String({ minLength: 1, maxLength: MAX_OPTION_CHARS, description: 'The option that takes their place (an option of the property)' }),
+    dry_run: Type.Optional(Type.Boolean({ description: 'true: only count the issues it would change' })),
+  },
+  { additionalProperties: false },
+);
+export const MergeOptionsResult = Type.Object({ affected_issues: Type.Integer() });

@@ -62,6 +62,29 @@ function assertOptions(type: CustomPropertyType, options: readonly string[] | un
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
+function assertChoiceProperty(property: { type: CustomPropertyType }, path: string) {
+  if (!CHOICE_TYPES.has(property.type)) throw invalid(path, `only select and multi_select properties have options (this one is ${property.type})`);
+}
+
+/** `{"old": "new"}` checked against the property: old names must be options, new names new, non-empty and distinct. */
+function renameMapping(property: { type: CustomPropertyType; options: readonly string[] }, rename: Record<string, string>): Map<string, string> {
+  assertChoiceProperty(property, '/rename_options');
+  const current = new Set(property.options);
+  const mapping = new Map<string, string>();
+  const targets = new Set<string>();
+  for (const [from, to] of Object.entries(rename)) {
+    const path = `/rename_options/${from.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (!current.has(from)) throw invalid(path, `"${from}" is not an option of this property`);
+    if (to.trim() === '') throw invalid(path, 'the new name must not be empty');
+    if (to === from) continue;
+    if (current.has(to) && !(to in rename)) throw invalid(path, `"${to}" is already an option`);
+    if (targets.has(to)) throw invalid(path, `"${to}" is the new name of two options`);
+    targets.add(to);
+    mapping.set(from, to);
+  }
+  return mapping;
+}
+
 export type CustomPropertiesService = ReturnType<typeof createCustomPropertiesService>;
 
 export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
@@ -139,7 +162,14 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
       actor: Actor,
       slug: string,
       propertyId: string,
-      input: { name?: string; description?: string; options?: string[]; is_required?: boolean; type?: CustomPropertyType },
+      input: {
+        name?: string;
+        description?: string;
+        options?: string[];
+        is_required?: boolean;
+        type?: CustomPropertyType;
+        rename_options?: Record<string, string>;
+      },
       force: boolean,
     ) {
       try {
@@ -152,6 +182,14 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
           const name = input.name?.trim();
           assertStorable({ '/name': name, '/description': input.description });
           const now = clock.now();
+          let renamedOptions: string[] | undefined;
+          if (input.rename_options !== undefined) {
+            if (input.options !== undefined) throw invalid('/rename_options', 'send rename_options or options, not both');
+            const mapping = renameMapping(property, input.rename_options);
+            renamedOptions = property.options.map((o) => mapping.get(o) ?? o);
+            assertOptions(property.type, renamedOptions);
+            await repo.remapValues(tx, ws.workspaceId, property.id, [...mapping.keys()], [...mapping.values()], now);
+          }
           if (input.options !== undefined) {
             assertOptions(property.type, input.options);
             const kept = new Set(input.options);
@@ -188,6 +226,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
             ...(name !== undefined && { name, name_key: nameKey(name) }),
             ...(input.description !== undefined && { description: input.description }),
             ...(input.options !== undefined && { options: input.options }),
+            ...(renamedOptions !== undefined && { options: renamedOptions }),
             ...(input.is_required !== undefined && { is_required: input.is_required }),
             updated_at: now,
           });
@@ -197,6 +236,35 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
         if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
         throw error;
       }
+    },
+
+    async usage(actor: Actor, slug: string, propertyId: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      const property = await propertyOf(ws.workspaceId, propertyId, db);
+      return repo.usage(ws.workspaceId, property.id, CHOICE_TYPES.has(property.type) ? property.options : []);
+    },
+
+    /** Values that use a `from` option use `into` instead, and the `from` options are removed (one transaction). */
+    async mergeOptions(actor: Actor, slug: string, propertyId: string, input: { from: string[]; into: string; dry_run?: boolean }) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        const property = await propertyOf(ws.workspaceId, propertyId, tx, 'update');
+        assertChoiceProperty(property, '/from');
+        const from = [...new Set(input.from)];
+        if (!property.options.includes(input.into)) throw invalid('/into', `"${input.into}" is not an option of this property`);
+        for (const [i, option] of from.entries()) {
+          if (option === input.into) throw invalid(`/from/${i}`, 'must not contain the option merged into');
+          if (!property.options.includes(option)) throw invalid(`/from/${i}`, `"${option}" is not an option of this property`);
+        }
+        const affected = await repo.countUsing(ws.workspaceId, property.id, from, tx);
+        if (!input.dry_run) {
+          const now = clock.now();
+          await repo.remapValues(tx, ws.workspaceId, property.id, from, from.map(() => input.into), now);
+          const gone = new Set(from);
+          await repo.updateProperty(tx, property.id, { options: property.options.filter((o) => !gone.has(o)), updated_at: now });
+        }
+        return { affected_issues: affected };
+      });
     },
 
     async deleteProperty(actor: Actor, slug: string, propertyId: string) {
