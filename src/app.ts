@@ -154,6 +154,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   // ---- custom-properties module ----
   const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(db), clock, identity, workItems, planGate });
   workItems.registerIssueFilter(customProperties.issueFilter);
+  workItems.registerIssueSort(customProperties.issueSort);
   await app.register(customPropertiesRoutes, { customProperties });
   // ---- end custom-properties module ----
 

@@ -8488,6 +8488,8 @@ export interface operations {
             query?: {
                 /** @description Items to skip (default 0) */
                 offset?: number;
+                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way; ties by sequence_id descending. Default: sequence_id descending. */
+                order_by?: string;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
                 /** @description One or more priorities, comma-separated */

@@ -183,6 +183,18 @@ export function customPropertiesRepository(db: Db) {
       return tx.selectFrom('custom_values').select(['property_id', 'value']).where('issue_id', '=', issueId).execute();
     },
 
+    /** The issue-list sort key of a property: the issue's typed value copy, through the property's value indexes. */
+    sortKey(propertyId: string, type: CustomPropertyType) {
+      const column =
+        type === 'number' ? 'value_number' : type === 'date' ? 'value_date' : type === 'checkbox' ? 'value_bool' : type === 'multi_select' ? 'value_options' : 'value_text';
+      return (eb: IssueEb) =>
+        eb
+          .selectFrom('custom_values as cv')
+          .select(`cv.${column}` as 'cv.value_text')
+          .whereRef('cv.issue_id', '=', 'i.id')
+          .where('cv.property_id', '=', propertyId);
+    },
+
     /** The issue-list condition of one filter clause: an EXISTS on the issue's value, through the typed indexes. */
     issueCondition(clause: FilterClause): (eb: IssueEb) => Expression<SqlBool> {
       return (eb) => {

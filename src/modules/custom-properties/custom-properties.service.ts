@@ -2,11 +2,11 @@ import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
+import { isUuid, newId } from '../../kernel/ids.js';
 import type { PlanGate } from '../../kernel/plan-gate.js';
 import { iso } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
-import type { IssueCondition, IssueFilterProvider, WorkItemsService } from '../work-items/index.js';
+import type { IssueCondition, IssueFilterProvider, IssueSortProvider, WorkItemsService } from '../work-items/index.js';
 import {
   CHOICE_TYPES,
   checkValue,
@@ -117,8 +117,18 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
     return conditions;
   };
 
+  /** `order_by=custom.<propertyId>`: issues sorted by their value of a property of the project (multi_select: the list). */
+  const issueSort: IssueSortProvider = async ({ tx, workspaceId, projectId, key }) => {
+    if (!key.startsWith('custom.')) return null;
+    const propertyId = key.slice('custom.'.length);
+    const [property] = isUuid(propertyId) ? await repo.findProjectProperties(workspaceId, projectId, [propertyId], tx) : [];
+    if (!property) throw invalid('/querystring/order_by', `"${propertyId}" is not a custom property of this project`);
+    return repo.sortKey(property.id, property.type);
+  };
+
   return {
     issueFilter,
+    issueSort,
 
     async listProperties(actor: Actor, slug: string, projectId: string) {
       const ws = await identity.access(actor, slug, 'read');

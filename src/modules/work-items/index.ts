@@ -1,8 +1,9 @@
-export { type IssueCondition, workItemsRepository } from './work-items.repository.js';
+export { type IssueCondition, type IssueSortKey, workItemsRepository } from './work-items.repository.js';
 export { workItemsRoutes } from './work-items.routes.js';
 export {
   createWorkItemsService,
   type IssueFilterProvider,
+  type IssueSortProvider,
   issueView,
   PRIORITIES,
   STATE_GROUPS,

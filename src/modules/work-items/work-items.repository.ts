@@ -7,6 +7,11 @@ export type WorkItemsRepository = ReturnType<typeof workItemsRepository>;
 
 /** A condition on the issue list, built against the alias `i` (issues). Other modules contribute these. */
 export type IssueCondition = (eb: ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>) => Expression<SqlBool>;
+/** A sort key of the issue list, built against the alias `i`: a column or an expression (other modules too). */
+export type IssueSortKey = (eb: ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>) => Expression<unknown>;
+
+/** Priority as a rank, urgent first (the expression the priority sort index is built on). */
+export const priorityRank = sql<number>`issue_priority_rank(i.priority)`;
 
 export const projectColumns = [
   'id',
@@ -42,6 +47,8 @@ export interface IssueListFilter {
   stateGroups?: StateGroup[];
   priorities?: Priority[];
   conditions: IssueCondition[];
+  /** Sort key and direction; issues without a value come last either way, ties by sequence_id descending. */
+  order?: { key: IssueSortKey; desc: boolean };
 }
 
 export function workItemsRepository(db: Db) {
@@ -195,7 +202,15 @@ export function workItemsRepository(db: Db) {
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
       for (const condition of filter.conditions) q = q.where(condition);
       const [rows, count] = await Promise.all([
-        q.select(issueColumns.map((c) => `i.${c}` as const)).orderBy('i.sequence_id', 'desc').offset(page.offset).limit(page.per_page).execute(),
+        (filter.order
+          ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`)
+          : q
+        )
+          .select(issueColumns.map((c) => `i.${c}` as const))
+          .orderBy('i.sequence_id', 'desc')
+          .offset(page.offset)
+          .limit(page.per_page)
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { rows, total: count.n };

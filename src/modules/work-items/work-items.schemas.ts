@@ -100,6 +100,15 @@ export const IssueListQuery = Type.Object(
     ...PageQuery.properties,
     state_group: Type.Optional(Type.String({ description: 'One or more state groups, comma-separated' })),
     priority: Type.Optional(Type.String({ description: 'One or more priorities, comma-separated' })),
+    order_by: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'Sort: sequence_id, created_at, updated_at, priority (urgent first), name or custom.<propertyId>; a leading - ' +
+          'sorts descending. Issues without a value come last either way; ties by sequence_id descending. ' +
+          'Default: sequence_id descending.',
+      }),
+    ),
   },
   { additionalProperties: true },
 );

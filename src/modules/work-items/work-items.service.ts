@@ -9,7 +9,7 @@ import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import type { PlanGate } from '../../kernel/plan-gate.js';
 import { iso, isoOrNull } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
-import type { IssueCondition, WorkItemsRepository } from './work-items.repository.js';
+import { type IssueCondition, type IssueSortKey, priorityRank, type WorkItemsRepository } from './work-items.repository.js';
 
 export const STATE_GROUPS: readonly StateGroup[] = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'];
 export const PRIORITIES: readonly Priority[] = ['urgent', 'high', 'medium', 'low', 'none'];
@@ -21,6 +21,17 @@ const DEFAULT_STATES: { name: string; group: StateGroup; color: string; is_defau
   { name: 'Done', group: 'completed', color: '#16A34A', is_default: false },
   { name: 'Cancelled', group: 'cancelled', color: '#EF4444', is_default: false },
 ];
+
+/** Sorts of the issue list another module owns (custom properties: `custom.<id>`): a sort key, or null if not its key. */
+export type IssueSortProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; key: string }) => Promise<IssueSortKey | null>;
+
+const CORE_SORTS: Record<string, IssueSortKey> = {
+  sequence_id: (eb) => eb.ref('i.sequence_id'),
+  created_at: (eb) => eb.ref('i.created_at'),
+  updated_at: (eb) => eb.ref('i.updated_at'),
+  priority: () => priorityRank,
+  name: (eb) => eb.ref('i.name'),
+};
 
 /** Lets another module narrow the issue list by query parameters it owns (custom properties: `custom.<id>`). */
 export type IssueFilterProvider = (ctx: {
@@ -119,6 +130,20 @@ export type WorkItemsService = ReturnType<typeof createWorkItemsService>;
 export function createWorkItemsService(deps: WorkItemsDeps) {
   const { db, repo, clock, events, identity, outbox } = deps;
   const issueFilters: IssueFilterProvider[] = [];
+  const issueSorts: IssueSortProvider[] = [];
+
+  /** `order_by`: a core field or another module's key, `-` for descending. */
+  async function sortOf(workspaceId: string, projectId: string, orderBy: string | undefined) {
+    if (orderBy === undefined) return undefined;
+    const desc = orderBy.startsWith('-');
+    const key = desc ? orderBy.slice(1) : orderBy;
+    let sort: IssueSortKey | null | undefined = Object.hasOwn(CORE_SORTS, key) ? CORE_SORTS[key] : undefined;
+    for (const provider of issueSorts) sort ??= await provider({ tx: db, workspaceId, projectId, key });
+    if (!sort) {
+      throw invalid('/querystring/order_by', `cannot sort by "${key}": one of ${Object.keys(CORE_SORTS).join(', ')} or custom.<propertyId> of this project, with - for descending`);
+    }
+    return { key: sort, desc };
+  }
 
   async function projectOf(workspaceId: string, projectId: string, tx: Executor = db, lock = false) {
     const project = await repo.findProject(workspaceId, projectId, tx, lock);
@@ -141,6 +166,10 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
   return {
     registerIssueFilter(provider: IssueFilterProvider) {
       issueFilters.push(provider);
+    },
+
+    registerIssueSort(provider: IssueSortProvider) {
+      issueSorts.push(provider);
     },
 
     /** For other modules: the issue of a workspace, or 404. */
@@ -338,10 +367,11 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
       actor: Actor,
       slug: string,
       projectId: string,
-      query: PageQuery & { state_group?: string; priority?: string } & Record<string, unknown>,
+      query: PageQuery & { state_group?: string; priority?: string; order_by?: string } & Record<string, unknown>,
     ) {
       const ws = await identity.access(actor, slug, 'read');
       await projectOf(ws.workspaceId, projectId);
+      const order = await sortOf(ws.workspaceId, projectId, query.order_by);
       const conditions: IssueCondition[] = [];
       for (const provider of issueFilters) {
         conditions.push(...(await provider({ tx: db, workspaceId: ws.workspaceId, projectId, query })));
@@ -352,6 +382,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
           stateGroups: parseList(query.state_group, STATE_GROUPS, 'state_group'),
           priorities: parseList(query.priority, PRIORITIES, 'priority'),
           conditions,
+          ...(order ? { order } : {}),
         },
         query,
       );
