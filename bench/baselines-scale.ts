@@ -63,8 +63,9 @@ async function main() {
     sessionTtlDays: config.sessionTtlDays,
     rateLimits: config.rateLimits,
   });
-  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events: createEventBus(), planGate: allowAllPlanGate, identity, outbox: createOutbox({ repo: webhooksRepository(db), clock }) });
-  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems });
+  const outbox = createOutbox({ repo: webhooksRepository(db), clock });
+  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events: createEventBus(), planGate: allowAllPlanGate, identity, outbox });
+  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
 
   // ---- seed ------------------------------------------------------------------------------------------------------
   const tag = randomBytes(4).toString('hex');

@@ -159,7 +159,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   // ---- end custom-properties module ----
 
   // ---- baselines module ----
-  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems });
+  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
   await app.register(baselinesRoutes, { baselines });
   // ---- end baselines module ----
 

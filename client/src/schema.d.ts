@@ -266,6 +266,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/baselines/{baselineId}/changes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issues added, removed or changed since a baseline (one kind, paginated by sequence_id) */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/baselines/{baselineId}/deviation/": {
         parameters: {
             query?: never;
@@ -274,8 +291,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Compare a baseline with the project now
-         * @description Totals and per-group deltas (current minus baseline), and issue by issue: the issues added since, removed since, and changed (state group or priority) since, each list cut at `items_limit` with its full count.
+         * Compare a baseline with the project now, or with another baseline (?against=)
+         * @description Totals and per-group deltas (current minus baseline), and issue by issue: the issues added since, removed since, and changed (state group or priority) since, each list cut at `items_limit` with its full count; `transitions` counts the changed issues by "from->to" of state group and of priority.
          */
         get: operations["getBaselineDeviation"];
         put?: never;
@@ -3669,9 +3686,174 @@ export interface operations {
             };
         };
     };
+    listChanges: {
+        parameters: {
+            query: {
+                /** @description Compare with this baseline of the same project instead of now */
+                against?: string;
+                /** @description Which list */
+                kind: "added" | "removed" | "changed";
+                /** @description Items to skip (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                baselineId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: ({
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            priority: "urgent" | "high" | "medium" | "low" | "none";
+                            sequence_id: number;
+                            /** @enum {unknown} */
+                            state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                        } | {
+                            from: {
+                                /** @enum {unknown} */
+                                priority: "urgent" | "high" | "medium" | "low" | "none";
+                                /** @enum {unknown} */
+                                state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            };
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            name: string;
+                            sequence_id: number;
+                            to: {
+                                /** @enum {unknown} */
+                                priority: "urgent" | "high" | "medium" | "low" | "none";
+                                /** @enum {unknown} */
+                                state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            };
+                        })[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     getBaselineDeviation: {
         parameters: {
             query?: {
+                /** @description Compare with this baseline of the same project instead of now */
+                against?: string;
                 /** @description Cap on each of added, removed and changed, 0..1000 (default 100); counts are never cut */
                 items_limit?: number;
             };
@@ -3863,6 +4045,71 @@ export interface operations {
                             started: number;
                             /** @description current minus baseline: positive is an increase since the baseline */
                             unstarted: number;
+                        };
+                    } & {
+                        /** @description The baseline compared with, or null: compared with now */
+                        against: {
+                            /** @description Issues in a completed state at snapshot time */
+                            completed_issues: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            name: string;
+                            /** @description Issues by priority at snapshot time, summing to total_issues; every priority is present */
+                            priority_breakdown: {
+                                high: number;
+                                low: number;
+                                medium: number;
+                                none: number;
+                                urgent: number;
+                            };
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            snapshot_at: string;
+                            /** @description Issues by state group at snapshot time, summing to total_issues; every state group is present */
+                            state_breakdown: {
+                                backlog: number;
+                                cancelled: number;
+                                completed: number;
+                                started: number;
+                                unstarted: number;
+                            };
+                            /** @description Issues in the project at snapshot time */
+                            total_issues: number;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            workspace_id: string;
+                        } | null;
+                        transitions: {
+                            /** @description Issues on both sides whose priority moved, by "from->to" */
+                            priority: {
+                                [key: string]: number;
+                            };
+                            /** @description Issues on both sides whose state group moved, by "from->to" */
+                            state: {
+                                [key: string]: number;
+                            };
                         };
                     };
                 };

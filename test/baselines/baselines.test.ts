@@ -145,6 +145,8 @@ describe('GET /api/workspaces/{slug}/baselines/{baselineId}/deviation/', () => {
       added: { count: 0, items: [] },
       removed: { count: 0, items: [] },
       changed: { count: 0, items: [] },
+      against: null,
+      transitions: { state: {}, priority: {} },
     });
   });
 

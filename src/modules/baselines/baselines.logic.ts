@@ -39,6 +39,11 @@ export function countsFromGroups(groups: readonly { state_group: StateGroup; pri
   return { total, completed: state.completed, state, priority };
 }
 
+/** The counts a baseline stored, as the deviation compares them. */
+export function countsOfBaseline(b: BaselineView): Counts {
+  return { total: b.total_issues, completed: b.completed_issues, state: b.state_breakdown, priority: b.priority_breakdown };
+}
+
 /** `after - before` for every key of the map: positive means an increase since the baseline. */
 export function deltaOf<K extends string>(keys: readonly K[], before: Record<K, number>, after: Record<K, number>): Record<K, number> {
   return Object.fromEntries(keys.map((k) => [k, after[k] - before[k]])) as Record<K, number>;

@@ -4,6 +4,12 @@ import type { Priority, StateGroup } from '../../kernel/events.js';
 
 export type BaselinesRepository = ReturnType<typeof baselinesRepository>;
 
+/** Issues present on both sides whose state group or priority moved: `{"backlog->started": n}`. */
+export interface Transitions {
+  state: Record<string, number>;
+  priority: Record<string, number>;
+}
+
 /** One row of the issue-by-issue comparison. */
 export interface ChangeRow {
   kind: 'added' | 'removed' | 'changed';
@@ -166,21 +172,35 @@ export function baselinesRepository(db: Db) {
     },
 
     /**
-     * The issue-by-issue comparison of a baseline with the project now: issues added since (no item), removed since
-     * (no issue) and changed (another state group or priority), each kind cut to its first `limit` rows by
-     * sequence_id, every row carrying its rank and the uncut number of its kind.
+     * The issue-by-issue comparison of a baseline with the project now, or with another baseline (`against`): issues
+     * added since (no item), removed since (no issue) and changed (another state group or priority), each kind cut
+     * to the rows ranked `offset + 1 .. offset + limit` by sequence_id (`kind` keeps one kind only), every row with
+     * its rank and the uncut number of its kind; and the transitions of the changed issues, counted. One statement,
+     * one join.
      */
-    async changes(tx: Executor, workspaceId: string, projectId: string, baselineId: string, limit: number) {
+    async changes(
+      tx: Executor,
+      workspaceId: string,
+      projectId: string,
+      baselineId: string,
+      page: { limit: number; offset?: number; kind?: 'added' | 'removed' | 'changed'; against?: string },
+    ): Promise<{ rows: ChangeRow[]; transitions: Transitions }> {
+      const offset = page.offset ?? 0;
       // The full join carries only ids, numbers, groups and priorities (narrow rows hash without spilling); names
       // are looked up afterwards for the few rows that come back.
-      const { rows } = await sql<ChangeRow>`
-        WITH cur AS (
-          SELECT id, sequence_id, state_group, priority FROM issues
-          WHERE workspace_id = ${workspaceId} AND project_id = ${projectId}
-        ), base AS (
+      const cur = page.against
+        ? sql`SELECT issue_id AS id, sequence_id, state_group, priority FROM baseline_items
+              WHERE baseline_id = ${page.against} AND workspace_id = ${workspaceId}`
+        : sql`SELECT id, sequence_id, state_group, priority FROM issues
+              WHERE workspace_id = ${workspaceId} AND project_id = ${projectId}`;
+      const currentName = page.against
+        ? sql`(SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${page.against} AND bi.issue_id = r.id)`
+        : sql`(SELECT i.name FROM issues i WHERE i.id = r.id)`;
+      const { rows } = await sql<{ rows: ChangeRow[] | null; transitions: Transitions }>`
+        WITH cur AS (${cur}), base AS (
           SELECT issue_id, sequence_id, state_group, priority FROM baseline_items
           WHERE baseline_id = ${baselineId} AND workspace_id = ${workspaceId}
-        ), diff AS (
+        ), diff AS MATERIALIZED (
           SELECT
             CASE WHEN b.issue_id IS NULL THEN 'added' WHEN c.id IS NULL THEN 'removed' ELSE 'changed' END AS kind,
             coalesce(c.id, b.issue_id) AS id,
@@ -194,20 +214,31 @@ export function baselinesRepository(db: Db) {
             row_number() OVER (PARTITION BY kind ORDER BY sequence_id, id)::int AS rn,
             count(*) OVER (PARTITION BY kind)::int AS kind_total
           FROM diff
+          ${page.kind ? sql`WHERE kind = ${page.kind}` : sql``}
         )
-        SELECT r.kind, r.id, r.sequence_id,
-          -- one primary-key lookup per returned row: the current name, or the name at snapshot time if removed
-          CASE WHEN r.kind = 'removed'
-            THEN (SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${baselineId} AND bi.issue_id = r.id)
-            ELSE (SELECT i.name FROM issues i WHERE i.id = r.id)
-          END AS name,
-          r.from_state_group, r.from_priority, r.to_state_group, r.to_priority, r.kind_total, r.rn
-        FROM ranked r
-        -- the first row of a kind always comes back, so that a limit of 0 still reports the counts
-        WHERE r.rn <= greatest(${limit}::int, 1)
-        ORDER BY r.kind, r.sequence_id, r.id
+        SELECT
+          (SELECT json_agg(x ORDER BY x.kind, x.sequence_id, x.id) FROM (
+            SELECT r.kind, r.id, r.sequence_id,
+              -- one primary-key lookup per returned row: the name now (or in \`against\`), or at snapshot time if removed
+              CASE WHEN r.kind = 'removed'
+                THEN (SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${baselineId} AND bi.issue_id = r.id)
+                ELSE ${currentName}
+              END AS name,
+              r.from_state_group, r.from_priority, r.to_state_group, r.to_priority, r.kind_total, r.rn
+            FROM ranked r
+            -- the first row of a kind always comes back, so that a limit of 0 still reports the counts
+            WHERE (r.rn > ${offset}::int AND r.rn <= ${offset}::int + ${page.limit}::int) OR r.rn = 1
+          ) x) AS rows,
+          json_build_object(
+            'state', coalesce((SELECT json_object_agg(t.k, t.n ORDER BY t.k) FROM (
+                SELECT from_state_group || '->' || to_state_group AS k, count(*)::int AS n FROM diff
+                WHERE kind = 'changed' AND from_state_group <> to_state_group GROUP BY 1) t), '{}'::json),
+            'priority', coalesce((SELECT json_object_agg(t.k, t.n ORDER BY t.k) FROM (
+                SELECT from_priority || '->' || to_priority AS k, count(*)::int AS n FROM diff
+                WHERE kind = 'changed' AND from_priority <> to_priority GROUP BY 1) t), '{}'::json)
+          ) AS transitions
       `.execute(tx);
-      return rows;
+      return { rows: rows[0]?.rows ?? [], transitions: rows[0]!.transitions };
     },
   };
 }

@@ -1,8 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, NoContent } from '../../http/schemas.js';
-import { Baseline, BaselineParams, CreateBaselineBody, Deviation, DeviationQuery, ProjectParams } from './baselines.schemas.js';
+import { errorResponses, NoContent, pageSchema } from '../../http/schemas.js';
+import {
+  Baseline,
+  BaselineParams,
+  ChangeItem,
+  ChangesQuery,
+  CreateBaselineBody,
+  DeviationQuery,
+  DeviationResponse,
+  ProjectParams,
+} from './baselines.schemas.js';
 import type { BaselinesService } from './baselines.service.js';
 
 export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesService }> = async (app, { baselines }) => {
@@ -49,15 +58,29 @@ export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesSe
     {
       schema: {
         tags,
-        summary: 'Compare a baseline with the project now',
+        summary: 'Compare a baseline with the project now, or with another baseline (?against=)',
         description:
           'Totals and per-group deltas (current minus baseline), and issue by issue: the issues added since, removed ' +
-          'since, and changed (state group or priority) since, each list cut at `items_limit` with its full count.',
+          'since, and changed (state group or priority) since, each list cut at `items_limit` with its full count; ' +
+          '`transitions` counts the changed issues by "from->to" of state group and of priority.',
         params: BaselineParams,
         querystring: DeviationQuery,
-        response: { 200: Deviation, ...errorResponses(400, 404) },
+        response: { 200: DeviationResponse, ...errorResponses(400, 404) },
       },
     },
     async (req) => baselines.deviation(actorOf(req), req.params.slug, req.params.baselineId, req.query),
+  );
+  app.get(
+    '/api/workspaces/:slug/baselines/:baselineId/changes/',
+    {
+      schema: {
+        tags,
+        summary: 'The issues added, removed or changed since a baseline (one kind, paginated by sequence_id)',
+        params: BaselineParams,
+        querystring: ChangesQuery,
+        response: { 200: pageSchema(ChangeItem), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => baselines.changes(actorOf(req), req.params.slug, req.params.baselineId, req.query),
   );
 };

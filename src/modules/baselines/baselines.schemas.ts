@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Slug, Timestamp, Uuid } from '../../http/schemas.js';
+import { PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
 import { DEFAULT_ITEMS_LIMIT, MAX_ITEMS_LIMIT } from './baselines.logic.js';
 
 const StateGroupSchema = Type.Enum(['backlog', 'unstarted', 'started', 'completed', 'cancelled']);
@@ -75,6 +75,7 @@ export const Deviation = Type.Object({
 });
 
 export const DeviationQuery = Type.Object({
+  against: Type.Optional({ ...Uuid, description: 'Compare with this baseline of the same project instead of now' }),
   items_limit: Type.Integer({
     minimum: 0,
     maximum: MAX_ITEMS_LIMIT,
@@ -82,3 +83,28 @@ export const DeviationQuery = Type.Object({
     description: `Cap on each of added, removed and changed, 0..${MAX_ITEMS_LIMIT} (default ${DEFAULT_ITEMS_LIMIT}); counts are never cut`,
   }),
 });
+
+const Transition = (description: string) =>
+  Type.Record(Type.String({ pattern: '^[a-z]+->[a-z]+$' }), Type.Integer({ minimum: 1 }), { description });
+
+export const DeviationResponse = Type.Intersect([
+  Deviation,
+  Type.Object({
+    against: Type.Union([Baseline, Type.Null()], { description: 'The baseline compared with, or null: compared with now' }),
+    transitions: Type.Object({
+      state: Transition('Issues on both sides whose state group moved, by "from->to"'),
+      priority: Transition('Issues on both sides whose priority moved, by "from->to"'),
+    }),
+  }),
+]);
+
+export const ChangesQuery = Type.Object({
+  ...PageQuery.properties,
+  kind: Type.Enum(['added', 'removed', 'changed'], { description: 'Which list' }),
+  against: Type.Optional({ ...Uuid, description: 'Compare with this baseline of the same project instead of now' }),
+});
+
+export const ChangeItem = Type.Union([
+  Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), state_group: StateGroupSchema, priority: PrioritySchema }),
+  Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), from: IssueAt, to: IssueAt }),
+]);
