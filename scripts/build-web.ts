@@ -4,6 +4,7 @@
  * `--force` always builds. Without vite (an install that omitted dev dependencies) it says so and leaves the service
  * to answer /app/ with a 503 that names the fix.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,20 +28,23 @@ export function webIsStale(): boolean {
   return SOURCES.some((s) => newest(s) > built);
 }
 
-export async function buildWeb({ force = false, quiet = false } = {}): Promise<'built' | 'fresh' | 'no-vite'> {
+export function buildWeb({ force = false, quiet = false } = {}): 'built' | 'fresh' | 'no-vite' {
   if (!force && !webIsStale()) return 'fresh';
-  let vite: typeof import('vite');
-  try {
-    vite = await import('vite');
-  } catch {
-    return 'no-vite';
-  }
-  await vite.build({ configFile: join(WEB, 'vite.config.ts'), logLevel: quiet ? 'warn' : 'info' });
+  const bin = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  if (!existsSync(bin)) return 'no-vite';
+  // A child process with NODE_ENV=production: a build started from a test run (NODE_ENV=test) must not ship
+  // development builds of preact.
+  const run = spawnSync(process.execPath, [bin, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', quiet ? 'warn' : 'info'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  if (run.status !== 0) throw new Error(`vite build failed (exit ${run.status ?? run.signal})`);
   return 'built';
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const result = await buildWeb({ force: process.argv.includes('--force') });
+  const result = buildWeb({ force: process.argv.includes('--force') });
   if (result === 'fresh') console.log('web console: web/dist is up to date');
   if (result === 'no-vite') console.warn('web console: vite is not installed (dev dependencies omitted?); /app/ will answer 503 until `npm run build:web`');
 }

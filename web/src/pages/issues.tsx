@@ -4,7 +4,7 @@ import { Link, navigate } from '../router.js';
 import { Badge, Empty, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 type Value = unknown;
-const PER_PAGE = 20;
+const PER_PAGES = [20, 50, 100];
 
 function showValue(v: Value): string {
   if (v === null || v === undefined) return '—';
@@ -17,9 +17,11 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
   const stateGroup = query.get('state_group') ?? '';
   const priority = query.get('priority') ?? '';
   const offset = Number(query.get('offset') ?? '0') || 0;
+  const perPage = PER_PAGES.includes(Number(query.get('per_page'))) ? Number(query.get('per_page')) : 20;
+  const PER_PAGE = perPage;
   const setQuery = (next: Record<string, string | number>) => {
-    const q = new URLSearchParams({ state_group: stateGroup, priority, offset: String(offset), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
-    for (const [k, v] of [...q]) if (!v || (k === 'offset' && v === '0')) q.delete(k);
+    const q = new URLSearchParams({ state_group: stateGroup, priority, offset: String(offset), per_page: String(perPage), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
+    for (const [k, v] of [...q]) if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20')) q.delete(k);
     navigate(`/w/${slug}/p/${projectId}/issues${q.size ? `?${q}` : ''}`);
   };
   const page = useLoad(async () => {
@@ -30,14 +32,17 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
         params: { path, query: { offset, per_page: PER_PAGE, ...(stateGroup ? { state_group: stateGroup } : {}), ...(priority ? { priority } : {}) } },
       }),
     );
+    // Custom values per issue on this page, only when the project has properties (one call each, in parallel).
+    const defs = await unwrap(client.GET('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path } }));
+    if (!defs.length) return { issues, values: [] as { property_id: string; value: unknown }[][], properties: [] as { id: string; name: string }[] };
     const values = await Promise.all(
       issues.results.map((i) =>
         unwrap(client.GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/custom-values/', { params: { path: { ...path, issueId: i.id } } })),
       ),
     );
-    const properties = values[0]?.map((v) => ({ id: v.property_id, name: v.name })) ?? [];
+    const properties = defs.map((d) => ({ id: d.id, name: d.name }));
     return { issues, values, properties };
-  }, [slug, projectId, stateGroup, priority, offset]);
+  }, [slug, projectId, stateGroup, priority, offset, perPage]);
 
   return (
     <section>
@@ -56,6 +61,13 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
             <select id={id} value={priority} onChange={(e) => setQuery({ priority: e.currentTarget.value, offset: 0 })}>
               <option value="">All</option>
               {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+            </select>
+          )}
+        </Field>
+        <Field label="Per page">
+          {(id) => (
+            <select id={id} value={String(perPage)} onChange={(e) => setQuery({ per_page: e.currentTarget.value, offset: 0 })}>
+              {PER_PAGES.map((n) => <option key={n} value={String(n)}>{n}</option>)}
             </select>
           )}
         </Field>
