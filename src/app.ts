@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle, Tx } from './db/database.js';
 import { registerAuthentication } from './http/auth.js';
+import { registerConsole } from './http/console.js';
 import { registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
   config: Config;
   database: DatabaseHandle;
   clock?: Clock;
+  /** Where the built web console lives (default `web/dist`); tests point it elsewhere. */
+  consoleDir?: string;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -92,7 +95,7 @@ const REDACT = [
 ];
 
 /** The composition root: the only place that names concrete implementations. */
-export async function buildApp({ config, database, clock = systemClock }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, clock = systemClock, consoleDir }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
     routerOptions: { ignoreTrailingSlash: true },
@@ -203,6 +206,8 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   app.decorate('services', services);
 
   await app.register(healthRoutes, { db });
+  // The web console at /app/ (public: it signs in through the API like any client).
+  await registerConsole(app, consoleDir);
   await app.register(identityRoutes, { identity });
   await app.register(workspacesRoutes, { workspaces });
   await app.register(workItemsRoutes, { workItems });

@@ -1,0 +1,109 @@
+import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { api, getToken, setToken } from './api.js';
+import { Baselines, Deviation } from './pages/baselines.js';
+import { SignIn, SignUp } from './pages/auth.js';
+import { Billing } from './pages/billing.js';
+import { IssueList, IssuePage, NewIssue, Properties } from './pages/issues.js';
+import { BreachedBoard, Policies } from './pages/sla.js';
+import { Projects, Workspaces } from './pages/workspaces.js';
+import { Link, match, navigate, useLocation } from './router.js';
+import './styles.css';
+
+type Params = Record<string, string>;
+interface Route {
+  path: string;
+  page: (p: Params, query: URLSearchParams) => preact.JSX.Element;
+  public?: boolean;
+}
+
+/** Every page of the console. A new feature adds its routes here and its links to the nav below. */
+const ROUTES: Route[] = [
+  { path: '/sign-in', page: () => <SignIn />, public: true },
+  { path: '/sign-up', page: () => <SignUp />, public: true },
+  { path: '/', page: () => <Workspaces /> },
+  { path: '/w/:slug', page: (p) => <Projects slug={p.slug!} /> },
+  { path: '/w/:slug/sla/breached', page: (p) => <BreachedBoard slug={p.slug!} /> },
+  { path: '/w/:slug/sla/policies', page: (p) => <Policies slug={p.slug!} /> },
+  { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
+  { path: '/w/:slug/p/:projectId/issues', page: (p, q) => <IssueList slug={p.slug!} projectId={p.projectId!} query={q} /> },
+  { path: '/w/:slug/p/:projectId/issues/new', page: (p) => <NewIssue slug={p.slug!} projectId={p.projectId!} /> },
+  { path: '/w/:slug/p/:projectId/issues/:issueId', page: (p) => <IssuePage key={p.issueId} slug={p.slug!} projectId={p.projectId!} issueId={p.issueId!} /> },
+  { path: '/w/:slug/p/:projectId/properties', page: (p) => <Properties slug={p.slug!} projectId={p.projectId!} /> },
+  { path: '/w/:slug/p/:projectId/baselines', page: (p) => <Baselines slug={p.slug!} projectId={p.projectId!} /> },
+  { path: '/w/:slug/p/:projectId/baselines/:baselineId', page: (p) => <Deviation slug={p.slug!} projectId={p.projectId!} baselineId={p.baselineId!} /> },
+];
+
+function workspaceNav(slug: string) {
+  return [
+    { to: `/w/${slug}`, label: 'Projects' },
+    { to: `/w/${slug}/sla/breached`, label: 'SLA breached' },
+    { to: `/w/${slug}/sla/policies`, label: 'SLA policies' },
+    { to: `/w/${slug}/billing`, label: 'Billing' },
+  ];
+}
+
+function projectNav(slug: string, projectId: string) {
+  const base = `/w/${slug}/p/${projectId}`;
+  return [
+    { to: `${base}/issues`, label: 'Issues' },
+    { to: `${base}/properties`, label: 'Custom properties' },
+    { to: `${base}/baselines`, label: 'Baselines' },
+  ];
+}
+
+function Nav({ items, path, label }: { items: { to: string; label: string }[]; path: string; label: string }) {
+  return (
+    <nav aria-label={label}>
+      <ul>
+        {items.map((i) => (
+          <li key={i.to}>
+            <Link to={i.to} current={path === i.to}>{i.label}</Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function App() {
+  const { path, query } = useLocation();
+  const found = ROUTES.map((r) => ({ r, params: match(r.path, path) })).find((x) => x.params);
+  const signedIn = Boolean(getToken());
+  const needsSignIn = !signedIn && !found?.r.public;
+  useEffect(() => {
+    if (needsSignIn) navigate('/sign-in', true);
+  }, [needsSignIn]);
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
+  }, [path]);
+  const signOut = async () => {
+    await api().POST('/api/auth/sign-out/').catch(() => undefined);
+    setToken(null);
+    navigate('/sign-in');
+  };
+  const slug = path.startsWith('/w/') ? path.split('/')[2] : undefined;
+  const projectId = path.split('/')[3] === 'p' ? path.split('/')[4] : undefined;
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="shell">
+        <Link class="brand" to="/">Work items</Link>
+        {signedIn ? (
+          <>
+            {slug ? <Nav label="Workspace" path={path} items={[{ to: '/', label: 'Workspaces' }, ...workspaceNav(slug)]} /> : null}
+            <button type="button" class="link" onClick={() => void signOut()}>Sign out</button>
+          </>
+        ) : null}
+      </header>
+      {signedIn && slug && projectId && projectId !== 'new' ? (
+        <div class="subnav">
+          <Nav label="Project" path={path} items={projectNav(slug, projectId)} />
+        </div>
+      ) : null}
+      <main id="main">{needsSignIn ? null : found ? found.r.page(found.params!, query) : <p>Page not found. <Link to="/">Back to workspaces</Link></p>}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('root')!);
