@@ -163,6 +163,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
 
   // ---- baselines module ----
   const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
+  app.jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
   await app.register(baselinesRoutes, { baselines });
   // ---- end baselines module ----
 

@@ -51,6 +51,7 @@ describe('POST /api/workspaces/{slug}/projects/{projectId}/baselines/', () => {
       snapshot_at: ctx().clock.now().toISOString(),
       created_by: ws.admin.user.id,
       created_at: ctx().clock.now().toISOString(),
+      schedule_id: null,
     });
     expectConsistent(res.body);
     expect(await itemsOf(res.body.id)).toBe(31);

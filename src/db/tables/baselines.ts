@@ -26,6 +26,23 @@ export interface BaselinesTable {
   snapshot_at: Timestamp;
   created_by: string;
   created_at: Timestamp;
+  schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface BaselineSchedulesTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name_prefix: string;
+  every: 'day' | 'week';
+  weekday: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun' | null;
+  at: string;
+  time_zone: string;
+  keep_last: number;
+  next_run_at: Timestamp;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /** One row per issue of the project at snapshot time (no foreign key to issues: removed issues stay described). */
@@ -40,6 +57,7 @@ export interface BaselineItemsTable {
 }
 
 export interface BaselinesTables {
+  baseline_schedules: BaselineSchedulesTable;
   baselines: BaselinesTable;
   baseline_items: BaselineItemsTable;
 }

@@ -70,6 +70,7 @@ export interface BaselineRow {
   snapshot_at: Date;
   created_by: string;
   created_at: Date;
+  schedule_id?: string | null;
 }
 
 export function baselineView(b: BaselineRow) {
@@ -97,6 +98,7 @@ export function baselineView(b: BaselineRow) {
     snapshot_at: iso(b.snapshot_at),
     created_by: b.created_by,
     created_at: iso(b.created_at),
+    schedule_id: b.schedule_id ?? null,
   };
 }
 

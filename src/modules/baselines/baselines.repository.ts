@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
+import type { BaselineSchedulesTable } from '../../db/tables/baselines.js';
 
 export type BaselinesRepository = ReturnType<typeof baselinesRepository>;
 
@@ -46,7 +47,26 @@ const baselineColumns = [
   'snapshot_at',
   'created_by',
   'created_at',
+  'schedule_id',
 ] as const;
+
+const scheduleColumns = [
+  'id',
+  'workspace_id',
+  'project_id',
+  'name_prefix',
+  'every',
+  'weekday',
+  'at',
+  'time_zone',
+  'keep_last',
+  'next_run_at',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type ScheduleRow = Selectable<BaselineSchedulesTable>;
 
 export function baselinesRepository(db: Db) {
   return {
@@ -61,7 +81,7 @@ export function baselinesRepository(db: Db) {
     /** The baseline row, with every count at zero until `snapshotIssues` fills it. */
     async insertBaseline(
       tx: Executor,
-      b: { id: string; workspace_id: string; project_id: string; name: string; created_by: string; now: Date },
+      b: { id: string; workspace_id: string; project_id: string; name: string; created_by: string; now: Date; schedule_id?: string | null },
     ) {
       const { now, ...values } = b;
       await tx.insertInto('baselines').values({ ...values, snapshot_at: now, created_at: now }).execute();
@@ -239,6 +259,74 @@ export function baselinesRepository(db: Db) {
           ) AS transitions
       `.execute(tx);
       return { rows: rows[0]?.rows ?? [], transitions: rows[0]!.transitions };
+    },
+  
+    // ---- schedules ----
+
+    listSchedules(workspaceId: string, projectId: string, tx: Executor = db) {
+      return tx
+        .selectFrom('baseline_schedules')
+        .select(scheduleColumns)
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+    },
+
+    findSchedule(workspaceId: string, projectId: string, id: string, tx: Executor = db) {
+      return tx
+        .selectFrom('baseline_schedules')
+        .select(scheduleColumns)
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    insertSchedule(tx: Executor, row: Insertable<BaselineSchedulesTable>) {
+      return tx.insertInto('baseline_schedules').values(row).returning(scheduleColumns).executeTakeFirstOrThrow();
+    },
+
+    updateSchedule(tx: Executor, workspaceId: string, id: string, patch: Updateable<BaselineSchedulesTable>) {
+      return tx
+        .updateTable('baseline_schedules')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returning(scheduleColumns)
+        .executeTakeFirstOrThrow();
+    },
+
+    async deleteSchedule(tx: Executor, workspaceId: string, projectId: string, id: string): Promise<boolean> {
+      const res = await tx
+        .deleteFrom('baseline_schedules')
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return res.numDeletedRows > 0n;
+    },
+
+    /** One due schedule, locked for this transaction; another instance skips it (SKIP LOCKED). */
+    claimDueSchedule(tx: Executor, now: Date) {
+      return tx
+        .selectFrom('baseline_schedules')
+        .select(scheduleColumns)
+        .where('next_run_at', '<=', now)
+        .orderBy('next_run_at')
+        .limit(1)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+    },
+
+    /** Deletes the schedule's baselines beyond the newest `keep`. */
+    async pruneScheduled(tx: Executor, workspaceId: string, scheduleId: string, keep: number): Promise<void> {
+      await sql`
+        DELETE FROM baselines WHERE workspace_id = ${workspaceId} AND id IN (
+          SELECT id FROM baselines WHERE workspace_id = ${workspaceId} AND schedule_id = ${scheduleId}
+          ORDER BY created_at DESC, id DESC OFFSET ${keep})`.execute(tx);
     },
   };
 }

@@ -11,6 +11,10 @@ import {
   DeviationQuery,
   DeviationResponse,
   ProjectParams,
+  BaselineSchedule,
+  CreateScheduleBody,
+  ScheduleParams,
+  UpdateScheduleBody,
 } from './baselines.schemas.js';
 import type { BaselinesService } from './baselines.service.js';
 
@@ -82,5 +86,54 @@ export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesSe
       },
     },
     async (req) => baselines.changes(actorOf(req), req.params.slug, req.params.baselineId, req.query),
+  );
+
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/baseline-schedules/',
+    {
+      schema: { tags, summary: 'Baseline schedules of the project (every role)', params: ProjectParams, response: { 200: Type.Array(BaselineSchedule), ...errorResponses(400, 404) } },
+    },
+    async (req) => baselines.listSchedules(actorOf(req), req.params.slug, req.params.projectId),
+  );
+  app.post(
+    '/api/workspaces/:slug/projects/:projectId/baseline-schedules/',
+    {
+      schema: {
+        tags,
+        summary: 'Take a baseline of the project every day or week at a local time (admin)',
+        params: ProjectParams,
+        body: CreateScheduleBody,
+        response: { 201: BaselineSchedule, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await baselines.createSchedule(actorOf(req), req.params.slug, req.params.projectId, req.body)),
+  );
+  app.patch(
+    '/api/workspaces/:slug/projects/:projectId/baseline-schedules/:scheduleId/',
+    {
+      schema: {
+        tags,
+        summary: 'Change a baseline schedule (admin); next_run_at is recomputed',
+        params: ScheduleParams,
+        body: UpdateScheduleBody,
+        response: { 200: BaselineSchedule, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => baselines.updateSchedule(actorOf(req), req.params.slug, req.params.projectId, req.params.scheduleId, req.body),
+  );
+  app.delete(
+    '/api/workspaces/:slug/projects/:projectId/baseline-schedules/:scheduleId/',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a baseline schedule (admin); its baselines stay, with schedule_id null',
+        params: ScheduleParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await baselines.removeSchedule(actorOf(req), req.params.slug, req.params.projectId, req.params.scheduleId);
+      return reply.status(204).send();
+    },
   );
 };

@@ -37,6 +37,7 @@ export const Baseline = Type.Object({
   snapshot_at: Timestamp,
   created_by: Uuid,
   created_at: Timestamp,
+  schedule_id: Type.Union([Uuid, Type.Null()], { description: 'The schedule that took it; null when taken by hand' }),
 });
 
 const IssueAt = Type.Object({ state_group: StateGroupSchema, priority: PrioritySchema });
@@ -108,3 +109,48 @@ export const ChangeItem = Type.Union([
   Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), state_group: StateGroupSchema, priority: PrioritySchema }),
   Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), from: IssueAt, to: IssueAt }),
 ]);
+
+const WeekdaySchema = Type.Enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+const At = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'Local wall-clock time HH:MM (00:00..23:59)' });
+const NamePrefix = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Baselines are named "{name_prefix} YYYY-MM-DD"' });
+const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Istanbul' });
+const KeepLast = Type.Integer({ minimum: 1, maximum: 365, description: 'Scheduled baselines kept; older ones are deleted' });
+
+export const ScheduleParams = Type.Object({ slug: Slug, projectId: Uuid, scheduleId: Uuid });
+
+export const BaselineSchedule = Type.Object({
+  id: Uuid,
+  project_id: Uuid,
+  name_prefix: Type.String(),
+  every: Type.Enum(['day', 'week']),
+  weekday: Type.Union([WeekdaySchema, Type.Null()], { description: 'For weekly schedules; null for daily ones' }),
+  at: Type.String(),
+  time_zone: Type.String(),
+  keep_last: Type.Integer(),
+  next_run_at: Timestamp,
+  created_at: Timestamp,
+});
+
+export const CreateScheduleBody = Type.Object(
+  {
+    name_prefix: NamePrefix,
+    every: Type.Enum(['day', 'week']),
+    weekday: Type.Optional(Type.Union([WeekdaySchema, Type.Null()], { description: 'Required for every: week' })),
+    at: At,
+    time_zone: TimeZone,
+    keep_last: KeepLast,
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateScheduleBody = Type.Object(
+  {
+    name_prefix: Type.Optional(NamePrefix),
+    every: Type.Optional(Type.Enum(['day', 'week'])),
+    weekday: Type.Optional(Type.Union([WeekdaySchema, Type.Null()])),
+    at: Type.Optional(At),
+    time_zone: Type.Optional(TimeZone),
+    keep_last: Type.Optional(KeepLast),
+  },
+  { additionalProperties: false },
+);

@@ -5,9 +5,11 @@ import type { Clock } from '../../kernel/clock.js';
 import { invalid, notFound } from '../../kernel/errors.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import { newId } from '../../kernel/ids.js';
+import { iso } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
 import type { WorkItemsService } from '../work-items/index.js';
-import type { BaselinesRepository } from './baselines.repository.js';
+import type { BaselinesRepository, ScheduleRow } from './baselines.repository.js';
+import { isTimeZone, nextRunAt, scheduledName, type Weekday } from './baselines.schedule.js';
 import { baselineView, type ChangeLists, changeLists, countsFromGroups, countsOfBaseline, DEFAULT_ITEMS_LIMIT, deviationOf } from './baselines.logic.js';
 
 export interface BaselinesDeps {
@@ -20,6 +22,28 @@ export interface BaselinesDeps {
 }
 
 export type BaselinesService = ReturnType<typeof createBaselinesService>;
+
+export interface ScheduleInput {
+  name_prefix: string;
+  every: 'day' | 'week';
+  weekday?: Weekday | null;
+  at: string;
+  time_zone: string;
+  keep_last: number;
+}
+
+const scheduleView = (s: ScheduleRow) => ({
+  id: s.id,
+  project_id: s.project_id,
+  name_prefix: s.name_prefix,
+  every: s.every,
+  weekday: s.weekday,
+  at: s.at,
+  time_zone: s.time_zone,
+  keep_last: s.keep_last,
+  next_run_at: iso(s.next_run_at),
+  created_at: iso(s.created_at),
+});
 
 /** A REPEATABLE READ transaction that collided with a concurrent write (SQLSTATE 40001) is simply run again. */
 async function retryOnSerializationFailure<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
@@ -55,30 +79,66 @@ export function createBaselinesService(deps: BaselinesDeps) {
     return against;
   }
 
+  /** Copies the project into a new baseline inside `tx` (REPEATABLE READ) and records `baseline.created`. */
+  async function takeSnapshot(tx: Tx, b: { workspaceId: string; projectId: string; name: string; createdBy: string; scheduleId?: string }) {
+    await repo.withoutJit(tx);
+    const id = newId();
+    await repo.insertBaseline(tx, {
+      id,
+      workspace_id: b.workspaceId,
+      project_id: b.projectId,
+      name: b.name,
+      created_by: b.createdBy,
+      now: clock.now(),
+      schedule_id: b.scheduleId ?? null,
+    });
+    const view = baselineView(await repo.snapshotIssues(tx, b.workspaceId, b.projectId, id));
+    await outbox.record(tx, { workspaceId: b.workspaceId, type: 'baseline.created', data: view });
+    return view;
+  }
+
   async function snapshot(actor: Actor, slug: string, projectId: string, input: { name: string }) {
     try {
       return await snapshotRead().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await workItems.findProject(tx, ws.workspaceId, projectId);
-        await repo.withoutJit(tx);
-        const id = newId();
-        await repo.insertBaseline(tx, {
-          id,
-          workspace_id: ws.workspaceId,
-          project_id: projectId,
-          name: input.name.trim(),
-          created_by: actor.userId,
-          now: clock.now(),
-        });
-        const view = baselineView(await repo.snapshotIssues(tx, ws.workspaceId, projectId, id));
-        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'baseline.created', data: view });
-        return view;
+        return takeSnapshot(tx, { workspaceId: ws.workspaceId, projectId, name: input.name.trim(), createdBy: actor.userId });
       });
     } catch (error) {
       // the project was deleted after this transaction's snapshot: its foreign key now fails
       if ((error as { code?: string }).code === '23503') throw notFound('Project');
       throw error;
     }
+  }
+
+  /** One due schedule: its baseline (named by today's local date), its next run, and the oldest beyond keep_last go. */
+  async function runOneSchedule(): Promise<boolean> {
+    return retryOnSerializationFailure(() =>
+      snapshotRead().execute(async (tx) => {
+        const now = clock.now();
+        const schedule = await repo.claimDueSchedule(tx, now);
+        if (!schedule) return false;
+        await takeSnapshot(tx, {
+          workspaceId: schedule.workspace_id,
+          projectId: schedule.project_id,
+          name: scheduledName(schedule.name_prefix, now, schedule.time_zone),
+          createdBy: schedule.created_by,
+          scheduleId: schedule.id,
+        });
+        // After downtime the missed runs are caught up once: the next run is the first one after now.
+        await repo.updateSchedule(tx, schedule.workspace_id, schedule.id, { next_run_at: nextRunAt(schedule, now) });
+        await repo.pruneScheduled(tx, schedule.workspace_id, schedule.id, schedule.keep_last);
+        return true;
+      }),
+    );
+  }
+
+  function checkRule(input: { every?: string; weekday?: Weekday | null; time_zone?: string }, current?: ScheduleRow) {
+    const every = input.every ?? current?.every;
+    const weekday = input.weekday !== undefined ? input.weekday : (current?.weekday ?? null);
+    if (input.time_zone !== undefined && !isTimeZone(input.time_zone)) throw invalid('/time_zone', `"${input.time_zone}" is not an IANA time zone`);
+    if (every === 'week' && !weekday) throw invalid('/weekday', 'is required for a weekly schedule (mon..sun)');
+    return { weekday: every === 'week' ? weekday : null };
   }
 
   return {
@@ -141,6 +201,76 @@ export function createBaselinesService(deps: BaselinesDeps) {
           const items: ChangeLists[keyof ChangeLists]['items'] = lists[query.kind].items;
           return pageOf<(typeof items)[number]>(items, rows[0]?.kind_total ?? 0, query);
         });
+    },
+
+    // ---- schedules ----
+
+    async listSchedules(actor: Actor, slug: string, projectId: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      await workItems.findProject(db, ws.workspaceId, projectId);
+      return (await repo.listSchedules(ws.workspaceId, projectId)).map(scheduleView);
+    },
+
+    async createSchedule(actor: Actor, slug: string, projectId: string, input: ScheduleInput) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        await workItems.findProject(tx, ws.workspaceId, projectId);
+        const { weekday } = checkRule(input);
+        const now = clock.now();
+        const rule = { every: input.every, weekday, at: input.at, time_zone: input.time_zone };
+        const row = await repo.insertSchedule(tx, {
+          id: newId(),
+          workspace_id: ws.workspaceId,
+          project_id: projectId,
+          name_prefix: input.name_prefix.trim(),
+          ...rule,
+          keep_last: input.keep_last,
+          next_run_at: nextRunAt(rule, now),
+          created_by: actor.userId,
+          created_at: now,
+          updated_at: now,
+        });
+        return scheduleView(row);
+      });
+    },
+
+    async updateSchedule(actor: Actor, slug: string, projectId: string, scheduleId: string, input: Partial<ScheduleInput>) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        const current = await repo.findSchedule(ws.workspaceId, projectId, scheduleId, tx);
+        if (!current) throw notFound('Baseline schedule');
+        const { weekday } = checkRule(input, current);
+        const now = clock.now();
+        const rule = {
+          every: input.every ?? current.every,
+          weekday,
+          at: input.at ?? current.at,
+          time_zone: input.time_zone ?? current.time_zone,
+        };
+        const row = await repo.updateSchedule(tx, ws.workspaceId, scheduleId, {
+          ...(input.name_prefix !== undefined ? { name_prefix: input.name_prefix.trim() } : {}),
+          ...(input.keep_last !== undefined ? { keep_last: input.keep_last } : {}),
+          ...rule,
+          next_run_at: nextRunAt(rule, now),
+          updated_at: now,
+        });
+        if (input.keep_last !== undefined) await repo.pruneScheduled(tx, ws.workspaceId, scheduleId, input.keep_last);
+        return scheduleView(row);
+      });
+    },
+
+    async removeSchedule(actor: Actor, slug: string, projectId: string, scheduleId: string) {
+      await db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        if (!(await repo.deleteSchedule(tx, ws.workspaceId, projectId, scheduleId))) throw notFound('Baseline schedule');
+      });
+    },
+
+    /** The periodic job: every due schedule once, across any number of instances. */
+    async runSchedules(): Promise<{ taken: number }> {
+      let taken = 0;
+      while (await runOneSchedule()) taken++;
+      return { taken };
     },
 
     async remove(actor: Actor, slug: string, baselineId: string) {
