@@ -18,7 +18,11 @@ import { createCustomPropertiesService, customPropertiesRepository, customProper
 import {
   billingCallbackRoutes,
   billingRepository,
+  billingRound2Routes,
   billingRoutes,
+  createReconcileService,
+  createRefundsService,
+  round2Repository,
   createBillingService,
   createPaytrClient,
   createPlanGate,
@@ -136,9 +140,26 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
     graceDays: config.billingGraceDays,
     publicBaseUrl: config.publicBaseUrl,
     log: app.log,
+    outbox,
   });
   app.jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
+  const billingR2 = round2Repository(db);
+  const paytrClient = createPaytrClient(config.paytr);
+  const refunds = createRefundsService({ db, repo: billingRepo, r2: billingR2, clock, identity, provider: paytrClient, outbox, log: app.log, billing });
+  const reconcile = createReconcileService({
+    db,
+    repo: billingRepo,
+    r2: billingR2,
+    clock,
+    provider: paytrClient,
+    outbox,
+    log: app.log,
+    billing,
+    reconcileAfterMs: config.paymentReconcileAfterS * 1000,
+  });
+  app.jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
   await app.register(billingRoutes, { billing });
+  await app.register(billingRound2Routes, { refunds, reconcile });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
     await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/` });

@@ -62,6 +62,12 @@ export interface PaymentsTable {
   status: PaymentStatus;
   failure_reason: string | null;
   provider_total_amount: number | null;
+  /** 0700: confirmed by the provider. */
+  refunded_amount: Generated<number>;
+  /** 0700: asked of the provider, not yet answered. */
+  refund_reserved_amount: Generated<number>;
+  /** 0700: the reconciliation job's lease. */
+  reconcile_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_by: string | null;
   created_at: Timestamp;
   paid_at: Date | null;
@@ -122,7 +128,29 @@ export interface BillingEventsTable {
   at: Timestamp;
 }
 
+export interface CreditNoteCountersTable {
+  year: number;
+  last_number: number;
+}
+
+export interface RefundsTable {
+  id: string;
+  payment_id: string;
+  workspace_id: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  cancel_subscription: boolean;
+  status: 'reserved' | 'succeeded';
+  credit_note_number: string | null;
+  idempotency_key: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
 export interface BillingTables {
+  credit_note_counters: CreditNoteCountersTable;
+  refunds: RefundsTable;
   plans: PlansTable;
   subscriptions: SubscriptionsTable;
   workspace_trials: WorkspaceTrialsTable;

@@ -160,7 +160,9 @@ export function billingRepository(db: Db) {
         .updateTable('payments')
         .set(patch)
         .where('merchant_oid', '=', merchantOid)
-        .where('status', '=', 'pending')
+        // A payment that reconciliation failed as `expired` was never settled by the provider: its first genuine
+        // notification still takes effect.
+        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'failed'), eb('failure_reason', '=', 'expired')])]))
         .returningAll()
         .executeTakeFirst();
     },

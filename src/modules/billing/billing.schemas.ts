@@ -134,6 +134,7 @@ export const Payment = Type.Object({
   coupon_code: Type.Union([Type.String(), Type.Null()]),
   status: PaymentStatusSchema,
   failure_reason: Type.Union([Type.String(), Type.Null()]),
+  refunded_amount: Money('Refunded so far'),
   created_at: Timestamp,
   paid_at: NullableTimestamp,
 });

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
+import type { Outbox } from '../../kernel/outbox.js';
 import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
 import { AppError, conflict, forbidden, invalid, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
@@ -45,6 +46,21 @@ export interface BillingDeps {
   graceDays: number;
   publicBaseUrl: string;
   log: BillingLogger;
+  /** Events that leave the service (webhooks), recorded in the transaction of the change. */
+  outbox: Outbox<Tx>;
+}
+
+/** What the provider says about an order, from its callback or from a status query (reconciliation). */
+export interface ProviderOutcome {
+  status: 'success' | 'failed';
+  /** Minor units the provider reports for a success (compared with the payment's amount). */
+  totalAmount: number | null;
+  currency: string | null;
+  failedReason: string | null;
+  testMode?: boolean | null;
+  paymentType?: string | null;
+  /** `callback` or `reconciliation`: written to the audit event. */
+  source: 'callback' | 'reconciliation';
 }
 
 export interface CallbackResult {
@@ -83,6 +99,7 @@ export function createBillingService(deps: BillingDeps) {
       canceled_at: state.status === 'canceled' ? (row.canceled_at ?? last.at) : row.canceled_at,
       updated_at: now,
     });
+    await subscriptionUpdated(tx, updated, row.status, now);
     for (const t of transitions) {
       await repo.insertEvent(tx, {
         id: newId(),
@@ -129,6 +146,12 @@ export function createBillingService(deps: BillingDeps) {
 
   async function subscriptionResponse(tx: Executor, sub: SubscriptionRow | undefined, now: Date) {
     return { subscription: sub ? subscriptionView(sub) : null, limits: limitsView(await planInEffect(tx, sub, now)) };
+  }
+
+  /** `subscription.updated` for webhooks: the subscription response plus the status it had before. */
+  async function subscriptionUpdated(tx: Executor, sub: SubscriptionRow, previousStatus: string | null, now: Date) {
+    const data = { ...(await subscriptionResponse(tx, sub, now)), previous_status: previousStatus };
+    await deps.outbox.record(tx as Tx, { workspaceId: sub.workspace_id, type: 'subscription.updated', data });
   }
 
   async function event(
@@ -189,6 +212,7 @@ export function createBillingService(deps: BillingDeps) {
         current_period_start: earlyRenewal ? current.current_period_start : start,
       });
     }
+    await subscriptionUpdated(tx, subscription, current?.status ?? null, now);
     await event(tx, {
       workspaceId: payment.workspace_id,
       type: earlyRenewal ? 'subscription.renewed' : 'subscription.activated',
@@ -217,6 +241,7 @@ export function createBillingService(deps: BillingDeps) {
       period_end: end,
       created_at: now,
     });
+    await deps.outbox.record(tx as Tx, { workspaceId: payment.workspace_id, type: 'invoice.created', data: invoiceView(invoice) });
 
     if (payment.coupon_code) await redeem(tx, payment, now);
     return { subscription, invoice };
@@ -261,7 +286,60 @@ export function createBillingService(deps: BillingDeps) {
     return { code, check: evaluateCoupon(coupon, { planSlug: plan.slug, currency: plan.currency, amount, now, redeemedByWorkspace }) };
   }
 
+  /**
+   * The single code path from a provider's word to a settled payment, used by the callback and by reconciliation:
+   * only the first notification per merchant_oid takes effect. The conditional update (pending, or failed as
+   * `expired` by reconciliation, -> success/failed) is the idempotency point, and everything it causes (activation,
+   * invoice, redemption, events) commits with it; concurrent callers wait on the row lock and then find it settled.
+   */
+  async function settle(merchantOid: string, o: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'> {
+    return db.transaction().execute(async (tx) => {
+      const now = clock.now();
+      const payment = await repo.findPaymentByOid(merchantOid, tx);
+      if (!payment) {
+        log.warn({ merchantOid, source: o.source }, 'billing: provider notification for an unknown merchant_oid');
+        return 'unknown';
+      }
+      let status = o.status;
+      let reason: string | null = o.failedReason;
+      if (o.status === 'success' && (o.totalAmount !== payment.amount || (o.currency !== null && o.currency !== payment.currency))) {
+        // Never activate on a different amount than the one we asked for; the money needs a human look.
+        status = 'failed';
+        reason = `amount_mismatch: expected ${payment.amount} ${payment.currency}, provider reported ${o.totalAmount} ${o.currency ?? ''}`.trim();
+      }
+      if (status === 'failed' && !reason) reason = 'declined';
+      const settled = await repo.settlePendingPayment(tx, merchantOid, {
+        status,
+        failure_reason: status === 'success' ? null : reason,
+        provider_total_amount: o.totalAmount,
+        paid_at: status === 'success' ? now : null,
+        updated_at: now,
+      });
+      if (!settled) {
+        log.info({ merchantOid, status: payment.status, source: o.source }, 'billing: repeated provider notification ignored');
+        return 'already_settled';
+      }
+      await event(tx, {
+        workspaceId: settled.workspace_id,
+        type: status === 'success' ? 'payment.succeeded' : 'payment.failed',
+        paymentId: settled.id,
+        from: payment.status,
+        to: status,
+        data: { reason, test_mode: o.testMode ?? null, payment_type: o.paymentType ?? null, source: o.source },
+        at: now,
+      });
+      await deps.outbox.record(tx, { workspaceId: settled.workspace_id, type: status === 'success' ? 'payment.succeeded' : 'payment.failed', data: paymentView(settled) });
+      if (status === 'success') await fulfil(tx, settled, now);
+      else if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid, reason, source: o.source }, 'billing: provider amount differs from the payment');
+      else log.info({ merchantOid, reason }, 'billing: payment failed');
+      return 'settled';
+    });
+  }
+
   return {
+    /** Rules shared with the round-2 parts of the module (refunds, reconciliation, notices). */
+    internals: { fulfil, subscriptionUpdated, subscriptionResponse, lockedSubscription, assertInstanceAdmin },
+
     // ---- catalogue ----
 
     async listPublicPlans() {
@@ -358,6 +436,7 @@ export function createBillingService(deps: BillingDeps) {
         const sub = current
           ? await repo.replaceSubscription(tx, current.id, { id: newId(), ...fields })
           : await repo.insertSubscription(tx, { id: newId(), workspace_id: ws.workspaceId, ...fields });
+        await subscriptionUpdated(tx, sub, current?.status ?? null, now);
         await event(tx, { workspaceId: ws.workspaceId, type: 'subscription.trial_started', subscriptionId: sub.id, from: current?.status ?? null, to: 'trialing', at: now });
         return subscriptionResponse(tx, sub, now);
       });
@@ -383,6 +462,7 @@ export function createBillingService(deps: BillingDeps) {
             current_period_end: end < current.current_period_start ? current.current_period_start : end,
             updated_at: now,
           });
+          await subscriptionUpdated(tx, sub, current.status, now);
           await event(tx, { workspaceId: ws.workspaceId, type: 'subscription.canceled', subscriptionId: sub.id, from: current.status, to: 'canceled', data: { immediate: true }, at: now });
         } else if (current.cancel_at_period_end) {
           sub = current;
@@ -470,7 +550,10 @@ export function createBillingService(deps: BillingDeps) {
         await db.transaction().execute(async (tx) => {
           const now = clock.now();
           const failed = await repo.failPendingPayment(tx, payment.id, `provider_error: ${reason}`, now);
-          if (failed) await event(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', paymentId: payment.id, from: 'pending', to: 'failed', data: { reason }, at: now });
+          if (failed) {
+            await event(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', paymentId: payment.id, from: 'pending', to: 'failed', data: { reason }, at: now });
+            await deps.outbox.record(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', data: paymentView(failed) });
+          }
         });
         log.warn({ merchantOid: payment.merchant_oid, reason }, 'billing: the payment provider refused or failed the token request');
         throw new AppError('payment_provider_error', `The payment provider failed: ${reason}`);
@@ -488,48 +571,21 @@ export function createBillingService(deps: BillingDeps) {
         return { status: 400, text: parsed.error === 'bad_hash' ? 'BAD HASH' : 'MISSING FIELDS' };
       }
       const p = parsed.payload;
-      return db.transaction().execute(async (tx): Promise<CallbackResult> => {
-        const now = clock.now();
-        const payment = await repo.findPaymentByOid(p.merchantOid, tx);
-        if (!payment) {
-          log.warn({ merchantOid: p.merchantOid }, 'billing: provider callback for an unknown merchant_oid');
-          return { status: 404, text: 'UNKNOWN MERCHANT_OID' };
-        }
-        let status: 'success' | 'failed' = p.status;
-        let reason: string | null = null;
-        if (p.status === 'failed') {
-          reason = [p.failedReasonCode, p.failedReasonMsg].filter(Boolean).join(': ') || 'declined';
-        } else if (p.totalAmount !== payment.amount || (p.currency !== null && p.currency !== payment.currency)) {
-          // Never activate on a different amount than the one we asked for; the money needs a human look.
-          status = 'failed';
-          reason = `amount_mismatch: expected ${payment.amount} ${payment.currency}, provider reported ${p.totalAmount} ${p.currency ?? ''}`.trim();
-        }
-        const settled = await repo.settlePendingPayment(tx, p.merchantOid, {
-          status,
-          failure_reason: reason,
-          provider_total_amount: p.totalAmount,
-          paid_at: status === 'success' ? now : null,
-          updated_at: now,
-        });
-        if (!settled) {
-          log.info({ merchantOid: p.merchantOid, status: payment.status }, 'billing: repeated provider callback ignored');
-          return { status: 200, text: 'OK' };
-        }
-        await event(tx, {
-          workspaceId: settled.workspace_id,
-          type: status === 'success' ? 'payment.succeeded' : 'payment.failed',
-          paymentId: settled.id,
-          from: 'pending',
-          to: status,
-          data: { reason, test_mode: p.testMode, payment_type: p.paymentType },
-          at: now,
-        });
-        if (status === 'success') await fulfil(tx, settled, now);
-        else if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid: p.merchantOid, reason }, 'billing: provider amount differs from the payment');
-        else log.info({ merchantOid: p.merchantOid, reason }, 'billing: payment failed');
-        return { status: 200, text: 'OK' };
+      const failedReason = p.status === 'failed' ? [p.failedReasonCode, p.failedReasonMsg].filter(Boolean).join(': ') || 'declined' : null;
+      const result = await settle(p.merchantOid, {
+        status: p.status,
+        totalAmount: p.totalAmount,
+        currency: p.currency,
+        failedReason,
+        testMode: p.testMode,
+        paymentType: p.paymentType,
+        source: 'callback',
       });
+      if (result === 'unknown') return { status: 404, text: 'UNKNOWN MERCHANT_OID' };
+      return { status: 200, text: 'OK' };
     },
+
+    settle: (merchantOid: string, outcome: ProviderOutcome) => settle(merchantOid, outcome),
 
     async listPayments(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'billing');

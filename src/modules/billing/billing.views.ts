@@ -55,6 +55,7 @@ export const paymentView = (p: PaymentRow) => ({
   coupon_code: p.coupon_code,
   status: p.status,
   failure_reason: p.failure_reason,
+  refunded_amount: p.refunded_amount,
   created_at: iso(p.created_at),
   paid_at: isoOrNull(p.paid_at),
 });

@@ -7,6 +7,8 @@ export {
   type PaytrClient,
   PaytrError,
   type PaytrErrorKind,
+  type RefundRequest,
+  type StatusResult,
   type TokenRequest,
   type TokenResult,
 } from './client.js';
@@ -24,8 +26,10 @@ export {
   type PaytrCredentials,
   safeEqual,
   type TokenHashFields,
+  refundHash,
+  statusQueryHash,
   tokenRequestHash,
   verifyCallbackHash,
   verifyTokenRequestHash,
 } from './signatures.js';
-export { decodeBasket, encodeBasket, formatMajor, fromPaytrCurrency, toPaytrCurrency } from './wire.js';
+export { decodeBasket, encodeBasket, formatMajor, fromPaytrCurrency, parseMajor, toPaytrCurrency } from './wire.js';
