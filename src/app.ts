@@ -21,6 +21,7 @@ import {
   billingRound2Routes,
   billingRoutes,
   createReconcileService,
+  databaseSandboxStore,
   createRefundsService,
   round2Repository,
   createBillingService,
@@ -162,7 +163,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   await app.register(billingRound2Routes, { refunds, reconcile });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
-    await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/` });
+    await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/`, store: databaseSandboxStore(db) });
   } else {
     await app.register(returnPages);
   }

@@ -148,7 +148,18 @@ export interface RefundsTable {
   created_at: Timestamp;
 }
 
+export interface SandboxOrdersTable {
+  token: string;
+  merchant_oid: string;
+  state: 'open' | 'paid' | 'declined';
+  amount: number;
+  refunded_amount: Generated<number>;
+  expires_at: Timestamp;
+  details: Json<Record<string, unknown>>;
+}
+
 export interface BillingTables {
+  sandbox_orders: SandboxOrdersTable;
   credit_note_counters: CreditNoteCountersTable;
   refunds: RefundsTable;
   plans: PlansTable;

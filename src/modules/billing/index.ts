@@ -7,3 +7,4 @@ export { createRefundsService } from './billing.refunds.js';
 export { createReconcileService } from './billing.reconcile.js';
 export { round2Repository } from './billing.round2.repository.js';
 export { billingRound2Routes } from './billing.round2.routes.js';
+export { databaseSandboxStore } from './billing.sandbox-store.js';

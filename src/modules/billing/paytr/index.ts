@@ -15,8 +15,11 @@ export {
 export {
   checkTokenRequest,
   DEFAULT_RETRY_DELAYS_MS,
+  memorySandboxStore,
   returnPages,
   SANDBOX_PREFIX,
+  type SandboxOrder,
+  type SandboxStore,
   sandboxNotification,
   type SandboxOptions,
   sandboxRoutes,
