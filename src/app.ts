@@ -20,6 +20,7 @@ import {
   billingRepository,
   billingRound2Routes,
   billingRoutes,
+  createNoticesService,
   createReconcileService,
   databaseSandboxStore,
   createRefundsService,
@@ -159,6 +160,8 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
     reconcileAfterMs: config.paymentReconcileAfterS * 1000,
   });
   app.jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
+  const notices = createNoticesService({ db, r2: billingR2, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
+  app.jobs.push({ name: 'billing.notices', run: () => notices.run() });
   await app.register(billingRoutes, { billing });
   await app.register(billingRound2Routes, { refunds, reconcile });
   await app.register(billingCallbackRoutes, { billing });

@@ -158,7 +158,16 @@ export interface SandboxOrdersTable {
   details: Json<Record<string, unknown>>;
 }
 
+export interface SubscriptionNoticesTable {
+  subscription_id: string;
+  workspace_id: string;
+  kind: 'renewal_upcoming' | 'trial_will_end';
+  period_end: Timestamp;
+  sent_at: Timestamp;
+}
+
 export interface BillingTables {
+  subscription_notices: SubscriptionNoticesTable;
   sandbox_orders: SandboxOrdersTable;
   credit_note_counters: CreditNoteCountersTable;
   refunds: RefundsTable;

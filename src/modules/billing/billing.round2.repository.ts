@@ -138,5 +138,38 @@ export function round2Repository(db: Db) {
         .returningAll()
         .executeTakeFirst();
     },
+
+    // ---- notices ----
+
+    /**
+     * Subscriptions due a notice of `kind` (period end within `lead` of now, not yet noticed for this period),
+     * claimed with SKIP LOCKED so instances share the work.
+     */
+    claimNoticeDue(tx: Executor, kind: 'renewal_upcoming' | 'trial_will_end', now: Date, horizon: Date, limit: number) {
+      let q = tx
+        .selectFrom('subscriptions as s')
+        .selectAll('s')
+        .where('s.current_period_end', '>', now)
+        .where('s.current_period_end', '<=', horizon)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('subscription_notices as n')
+                .select('n.subscription_id')
+                .whereRef('n.subscription_id', '=', 's.id')
+                .where('n.kind', '=', kind)
+                .whereRef('n.period_end', '=', 's.current_period_end'),
+            ),
+          ),
+        );
+      q = kind === 'trial_will_end' ? q.where('s.status', '=', 'trialing') : q.where('s.status', '=', 'active').where('s.cancel_at_period_end', '=', false);
+      return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
+    },
+
+    /** Records a notice; undefined when it was already recorded (the primary key makes it once). */
+    insertNotice(tx: Executor, row: Insertable<Database['subscription_notices']>) {
+      return tx.insertInto('subscription_notices').values(row).onConflict((oc) => oc.doNothing()).returning('subscription_id').executeTakeFirst();
+    },
   };
 }

@@ -8,3 +8,4 @@ export { createReconcileService } from './billing.reconcile.js';
 export { round2Repository } from './billing.round2.repository.js';
 export { billingRound2Routes } from './billing.round2.routes.js';
 export { databaseSandboxStore } from './billing.sandbox-store.js';
+export { createNoticesService } from './billing.notices.js';
