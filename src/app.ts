@@ -163,7 +163,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   const notices = createNoticesService({ db, r2: billingR2, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
   app.jobs.push({ name: 'billing.notices', run: () => notices.run() });
   await app.register(billingRoutes, { billing });
-  await app.register(billingRound2Routes, { refunds, reconcile });
+  await app.register(billingRound2Routes, { refunds, reconcile, billing });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
     await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/`, store: databaseSandboxStore(db) });

@@ -39,6 +39,10 @@ export interface SubscriptionsTable {
   canceled_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** 0703: a downgrade that takes over at current_period_end. */
+  scheduled_plan_slug: ColumnType<string | null, string | null | undefined, string | null>;
+  scheduled_billing_interval: ColumnType<BillingInterval | null, BillingInterval | null | undefined, BillingInterval | null>;
+  scheduled_amount_per_period: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface WorkspaceTrialsTable {
@@ -66,6 +70,8 @@ export interface PaymentsTable {
   refunded_amount: Generated<number>;
   /** 0700: asked of the provider, not yet answered. */
   refund_reserved_amount: Generated<number>;
+  /** 0703: an upgrade's credit for the unused share of the current period. */
+  proration_credit: Generated<number>;
   /** 0700: the reconciliation job's lease. */
   reconcile_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_by: string | null;
@@ -92,6 +98,8 @@ export interface InvoicesTable {
   total_amount: number;
   currency: string;
   coupon_code: string | null;
+  /** 0703 */
+  proration_credit: Generated<number>;
   period_start: Timestamp;
   period_end: Timestamp;
   created_at: Timestamp;

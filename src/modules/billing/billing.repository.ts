@@ -69,6 +69,29 @@ export function billingRepository(db: Db) {
         .then((r) => r.n);
     },
 
+    countCustomProperties(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('custom_properties')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    },
+
+    /** The latest settled payment of a plan (what was paid for the running period, less refunds). */
+    lastPaidFor(tx: Executor, workspaceId: string, planSlug: string) {
+      return tx
+        .selectFrom('payments')
+        .select(['amount', 'refunded_amount', 'paid_at'])
+        .where('workspace_id', '=', workspaceId)
+        .where('plan_slug', '=', planSlug)
+        .where('status', 'in', ['success', 'refunded'])
+        .orderBy('paid_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
     // ---- plans ----
 
     listPlans(tx: Executor = db, onlyActive = false) {

@@ -3,13 +3,14 @@ import { actorOf } from '../../http/auth.js';
 import { errorResponses, PageQuery, pageSchema } from '../../http/schemas.js';
 import type { ReconcileService } from './billing.reconcile.js';
 import type { RefundsService } from './billing.refunds.js';
-import { AdminPayment, AdminPaymentsQuery, CreditNote, PaymentParams, RefundBody, RefundHeaders } from './billing.round2.schemas.js';
+import { AdminPayment, AdminPaymentsQuery, CreditNote, PaymentParams, PlanCheck, PlanCheckQuery, RefundBody, RefundHeaders } from './billing.round2.schemas.js';
+import type { BillingService } from './billing.service.js';
 import { Payment, WorkspaceParams } from './billing.schemas.js';
 
-type Opts = { refunds: RefundsService; reconcile: ReconcileService };
+type Opts = { refunds: RefundsService; reconcile: ReconcileService; billing: BillingService };
 
 /** Contract section 13: the operator's payments, refunds, reconciliation; the workspace's credit notes. */
-export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, { refunds, reconcile }) => {
+export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, { refunds, reconcile, billing }) => {
   const admin = ['billing admin'];
 
   app.get(
@@ -53,6 +54,19 @@ export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, 
       },
     },
     async (req) => reconcile.reconcileNow(actorOf(req), req.params.paymentId),
+  );
+  app.get(
+    '/api/workspaces/:slug/billing/plan-check/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Would the workspace fit a plan? Members, projects and custom properties beyond it (admin)',
+        params: WorkspaceParams,
+        querystring: PlanCheckQuery,
+        response: { 200: PlanCheck, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => billing.planCheck(actorOf(req), req.params.slug, req.query.plan_slug),
   );
   app.get(
     '/api/workspaces/:slug/billing/credit-notes/',

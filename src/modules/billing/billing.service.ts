@@ -24,6 +24,7 @@ import {
   REJECTION_TEXT,
   renewalStart,
 } from './billing.domain.js';
+import { classifyChange, planViolations, prorationCredit, upgradeCharge } from './billing.plan-change.js';
 import type { BillingRepository, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
 import type { CreatePlanBody, UpdatePlanBody } from './billing.schemas.js';
 import { couponView, invoiceView, limitsView, paymentView, planView, subscriptionView } from './billing.views.js';
@@ -91,6 +92,7 @@ export function createBillingService(deps: BillingDeps) {
 
   /** Writes down every transition that is due (the row must be locked by the caller), once, with an audit event each. */
   async function applyDue(tx: Executor, row: SubscriptionRow, now: Date): Promise<SubscriptionRow> {
+    row = await applyScheduledChange(tx, row, now);
     const { state, transitions } = dueTransitions(row, now, graceDays);
     if (transitions.length === 0) return row;
     const last = transitions[transitions.length - 1]!;
@@ -113,6 +115,38 @@ export function createBillingService(deps: BillingDeps) {
         at: t.at,
       });
     }
+    return updated;
+  }
+
+  /**
+   * A downgrade paid during the previous period takes over at its end: the new plan's period follows on at once
+   * (it is paid), so the subscription stays active. Written once (the caller holds the row lock).
+   */
+  async function applyScheduledChange(tx: Executor, row: SubscriptionRow, now: Date): Promise<SubscriptionRow> {
+    if (!row.scheduled_plan_slug || row.status !== 'active' || row.current_period_end > now) return row;
+    const start = row.current_period_end;
+    const interval = row.scheduled_billing_interval!;
+    const updated = await repo.updateSubscription(tx, row.id, {
+      plan_slug: row.scheduled_plan_slug,
+      billing_interval: interval,
+      amount_per_period: row.scheduled_amount_per_period!,
+      current_period_start: start,
+      current_period_end: addInterval(start, interval),
+      scheduled_plan_slug: null,
+      scheduled_billing_interval: null,
+      scheduled_amount_per_period: null,
+      updated_at: now,
+    });
+    await subscriptionUpdated(tx, updated, row.status, now);
+    await event(tx, {
+      workspaceId: row.workspace_id,
+      type: 'subscription.plan_changed',
+      subscriptionId: row.id,
+      from: row.status,
+      to: updated.status,
+      data: { from_plan: row.plan_slug, to_plan: updated.plan_slug, reason: 'scheduled_downgrade' },
+      at: start,
+    });
     return updated;
   }
 
@@ -179,6 +213,8 @@ export function createBillingService(deps: BillingDeps) {
     await repo.lockWorkspace(tx, payment.workspace_id);
     const current = await lockedSubscription(tx, payment.workspace_id, now);
     const plan = await planOrThrow(payment.plan_slug, tx);
+    const change = classifyChange(current, { plan_slug: payment.plan_slug, price: payment.list_amount, interval: payment.billing_interval }, now);
+    if (change === 'downgrade' && current) return scheduleDowngrade(tx, current, payment, plan, now);
     const start = renewalStart(current, payment.plan_slug, now);
     const end = addInterval(start, payment.billing_interval);
     const earlyRenewal = start.getTime() !== now.getTime();
@@ -191,6 +227,9 @@ export function createBillingService(deps: BillingDeps) {
       current_period_end: end,
       cancel_at_period_end: false,
       canceled_at: null,
+      scheduled_plan_slug: null,
+      scheduled_billing_interval: null,
+      scheduled_amount_per_period: null,
       updated_at: now,
     };
     let subscription: SubscriptionRow;
@@ -223,6 +262,39 @@ export function createBillingService(deps: BillingDeps) {
       at: now,
     });
 
+    const invoice = await issueInvoice(tx, payment, plan, start, end, now);
+    return { subscription, invoice };
+  }
+
+  /**
+   * A cheaper plan bought while a period runs: paid now, it takes effect at the end of the current period
+   * (`scheduled_plan_slug` until then); the invoice covers the period that follows.
+   */
+  async function scheduleDowngrade(tx: Executor, current: SubscriptionRow, payment: PaymentRow, plan: PlanRow, now: Date) {
+    const subscription = await repo.updateSubscription(tx, current.id, {
+      scheduled_plan_slug: payment.plan_slug,
+      scheduled_billing_interval: payment.billing_interval,
+      scheduled_amount_per_period: payment.list_amount,
+      cancel_at_period_end: false,
+      updated_at: now,
+    });
+    await subscriptionUpdated(tx, subscription, current.status, now);
+    await event(tx, {
+      workspaceId: payment.workspace_id,
+      type: 'subscription.downgrade_scheduled',
+      subscriptionId: subscription.id,
+      paymentId: payment.id,
+      from: current.status,
+      to: current.status,
+      data: { from_plan: current.plan_slug, to_plan: payment.plan_slug, at: current.current_period_end.toISOString() },
+      at: now,
+    });
+    const start = current.current_period_end;
+    const invoice = await issueInvoice(tx, payment, plan, start, addInterval(start, payment.billing_interval), now);
+    return { subscription, invoice };
+  }
+
+  async function issueInvoice(tx: Executor, payment: PaymentRow, plan: PlanRow, start: Date, end: Date, now: Date) {
     const year = now.getUTCFullYear();
     const invoice = await repo.insertInvoice(tx, {
       id: newId(),
@@ -234,6 +306,7 @@ export function createBillingService(deps: BillingDeps) {
       billing_interval: payment.billing_interval,
       subtotal_amount: payment.list_amount,
       discount_amount: payment.discount_amount,
+      proration_credit: payment.proration_credit,
       total_amount: payment.amount,
       currency: payment.currency,
       coupon_code: payment.coupon_code,
@@ -244,7 +317,7 @@ export function createBillingService(deps: BillingDeps) {
     await deps.outbox.record(tx as Tx, { workspaceId: payment.workspace_id, type: 'invoice.created', data: invoiceView(invoice) });
 
     if (payment.coupon_code) await redeem(tx, payment, now);
-    return { subscription, invoice };
+    return invoice;
   }
 
   /**
@@ -498,7 +571,15 @@ export function createBillingService(deps: BillingDeps) {
           discount = check.discount;
           couponCode = code;
         }
-        const amount = price - discount;
+        // An upgrade during a paid period is credited the unused share of what was paid for it (section 13).
+        let credit = 0;
+        const current = await currentSubscription(tx, ws.workspaceId, now);
+        if (classifyChange(current, { plan_slug: plan.slug, price, interval: input.billing_interval }, now) === 'upgrade' && current) {
+          const last = await repo.lastPaidFor(tx, ws.workspaceId, current.plan_slug);
+          const paid = last ? last.amount - last.refunded_amount : 0;
+          credit = upgradeCharge(price - discount, prorationCredit(paid, current.current_period_start, current.current_period_end, now)).credit;
+        }
+        const amount = price - discount - credit;
         const row = await repo.insertPayment(tx, {
           id: newId(),
           workspace_id: ws.workspaceId,
@@ -507,6 +588,7 @@ export function createBillingService(deps: BillingDeps) {
           billing_interval: input.billing_interval,
           list_amount: price,
           discount_amount: discount,
+          proration_credit: credit,
           amount,
           currency: plan.currency,
           coupon_code: couponCode,
@@ -524,7 +606,7 @@ export function createBillingService(deps: BillingDeps) {
         return row;
       });
 
-      const session = { merchant_oid: payment.merchant_oid, amount: payment.amount, currency: payment.currency };
+      const session = { merchant_oid: payment.merchant_oid, amount: payment.amount, currency: payment.currency, proration_credit: payment.proration_credit };
       if (payment.amount === 0) return { iframe_token: null, iframe_url: null, ...session };
 
       // The provider call runs outside any transaction: the pending payment is already committed, so a callback that
@@ -586,6 +668,23 @@ export function createBillingService(deps: BillingDeps) {
     },
 
     settle: (merchantOid: string, outcome: ProviderOutcome) => settle(merchantOid, outcome),
+
+    /** `plan-check`: what the workspace uses beyond what a plan allows (section 13). */
+    async planCheck(actor: Actor, slug: string, planSlug: string) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'billing', tx);
+        const plan = await planOrThrow(planSlug, tx, '/plan_slug');
+        const violations = planViolations(
+          { max_users: plan.max_users, max_projects: plan.max_projects, features: plan.features },
+          {
+            members: await repo.countMembers(tx, ws.workspaceId),
+            projects: await repo.countProjects(tx, ws.workspaceId),
+            customProperties: await repo.countCustomProperties(tx, ws.workspaceId),
+          },
+        );
+        return { plan_slug: plan.slug, allowed: violations.length === 0, violations };
+      });
+    },
 
     async listPayments(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'billing');
