@@ -6,6 +6,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { createIdentityService, identityRepository } from '../modules/identity/index.js';
 import { allowAllPlanGate } from '../kernel/plan-gate.js';
 import { systemClock } from '../kernel/clock.js';
+import { BILLING_USAGE, runBillingCommand } from './billing.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -16,10 +17,12 @@ Commands:
   grant-admin --email E                     make a user an instance admin
   revoke-admin --email E                    take instance admin away
   openapi                                   print the OpenAPI document
-`;
+
+${BILLING_USAGE}`;
 
 async function main(): Promise<number> {
   const [command, ...rest] = process.argv.slice(2);
+  if (command === 'billing') return runBillingCommand(rest);
   const { values } = parseArgs({
     args: rest,
     options: {
