@@ -28,6 +28,10 @@ export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, 
   app.post(
     '/api/admin/payments/:paymentId/refund/',
     {
+      // Every field is optional, so a request without a body is a full refund with no reason.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
       schema: {
         tags: admin,
         summary: 'Refund a successful payment in part or in full through the provider (instance admin)',
@@ -38,7 +42,7 @@ export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, 
       },
     },
     async (req, reply) => {
-      const { replay, refund } = await refunds.refund(actorOf(req), req.params.paymentId, req.body ?? {}, req.headers['idempotency-key']);
+      const { replay, refund } = await refunds.refund(actorOf(req), req.params.paymentId, req.body, req.headers['idempotency-key']);
       if (replay) void reply.header('idempotent-replayed', 'true');
       return reply.status(201).send(refund);
     },
