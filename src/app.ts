@@ -24,8 +24,16 @@ import {
 import {
   billingCallbackRoutes,
   billingRepository,
+  billingRound2Routes,
   billingRoutes,
   type BillingService,
+  type ReconcileService,
+  type RefundsService,
+  createNoticesService,
+  createReconcileService,
+  databaseSandboxStore,
+  createRefundsService,
+  round2Repository,
   createBillingService,
   createPaytrClient,
   createPlanGate,
@@ -54,6 +62,8 @@ export interface AppServices {
   customProperties: CustomPropertiesService;
   baselines: BaselinesService;
   billing: BillingService;
+  refunds: RefundsService;
+  reconcile: ReconcileService;
   webhooks: WebhooksService;
 }
 
@@ -182,28 +192,47 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   // ---- end webhooks module ----
 
   // ---- billing module ----
+  const paytrClient = createPaytrClient(config.paytr);
   const billing = createBillingService({
     db,
     repo: billingRepo,
     clock,
     identity,
-    provider: createPaytrClient(config.paytr),
+    provider: paytrClient,
     credentials: config.paytr,
     graceDays: config.billingGraceDays,
     publicBaseUrl: config.publicBaseUrl,
     log: app.log,
+    outbox,
   });
   app.jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
+  const billingR2 = round2Repository(db);
+  const refunds = createRefundsService({ db, repo: billingRepo, r2: billingR2, clock, identity, provider: paytrClient, outbox, log: app.log, billing });
+  const reconcile = createReconcileService({
+    db,
+    repo: billingRepo,
+    r2: billingR2,
+    clock,
+    provider: paytrClient,
+    outbox,
+    log: app.log,
+    billing,
+    reconcileAfterMs: config.paymentReconcileAfterS * 1000,
+  });
+  app.jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
+  const notices = createNoticesService({ db, r2: billingR2, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
+  app.jobs.push({ name: 'billing.notices', run: () => notices.run() });
   await app.register(billingRoutes, { billing });
+  await app.register(billingRound2Routes, { refunds, reconcile, billing });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
-    await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/` });
+    await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/`, store: databaseSandboxStore(db) });
   } else {
     await app.register(returnPages);
   }
   // ---- end billing module ----
 
-  const services = { identity, workspaces, workItems, sla, customProperties, baselines, billing, webhooks };
+  const services = { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks };
   app.decorate('services', services);
 
   await app.register(healthRoutes, { db });

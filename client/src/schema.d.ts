@@ -36,6 +36,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/payments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every workspace's payments, newest first (instance admin); filters status and workspace (slug) */
+        get: operations["adminListPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments/{paymentId}/reconcile/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask the provider about a pending payment now and apply its answer (instance admin); answers the payment */
+        post: operations["adminReconcilePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments/{paymentId}/refund/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a successful payment in part or in full through the provider (instance admin) */
+        post: operations["adminRefundPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/plans/": {
         parameters: {
             query?: never;
@@ -337,6 +388,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/billing/credit-notes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Credit notes of the refunds, newest first (admin) */
+        get: operations["listCreditNotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/billing/invoices/": {
         parameters: {
             query?: never;
@@ -363,6 +431,23 @@ export interface paths {
         };
         /** Payments with their status, newest first (admin) */
         get: operations["listPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/plan-check/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Would the workspace fit a plan? Members, projects and custom properties beyond it (admin) */
+        get: operations["checkPlanChange"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1385,6 +1470,562 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListPayments: {
+        parameters: {
+            query?: {
+                /** @description Items to skip (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+                status?: "pending" | "success" | "failed" | "refunded";
+                /** @description Workspace slug */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            /** @description Amount charged (after discount), in minor units (29900 = 299.00) */
+                            amount: number;
+                            /**
+                             * @description Billing interval
+                             * @enum {unknown}
+                             */
+                            billing_interval: "month" | "year";
+                            coupon_code: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            currency: string;
+                            /** @description Coupon discount, in minor units (29900 = 299.00) */
+                            discount_amount: number;
+                            failure_reason: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description Plan price before discount, in minor units (29900 = 299.00) */
+                            list_amount: number;
+                            merchant_oid: string;
+                            paid_at: string | null;
+                            plan_slug: string;
+                            /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
+                            proration_credit: number;
+                            /** @description Refunded so far, in minor units (29900 = 299.00) */
+                            refunded_amount: number;
+                            /** @enum {unknown} */
+                            status: "pending" | "success" | "failed" | "refunded";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            workspace_id: string;
+                            workspace_slug: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    adminReconcilePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Amount charged (after discount), in minor units (29900 = 299.00) */
+                        amount: number;
+                        /**
+                         * @description Billing interval
+                         * @enum {unknown}
+                         */
+                        billing_interval: "month" | "year";
+                        coupon_code: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        currency: string;
+                        /** @description Coupon discount, in minor units (29900 = 299.00) */
+                        discount_amount: number;
+                        failure_reason: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description Plan price before discount, in minor units (29900 = 299.00) */
+                        list_amount: number;
+                        merchant_oid: string;
+                        paid_at: string | null;
+                        plan_slug: string;
+                        /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
+                        proration_credit: number;
+                        /** @description Refunded so far, in minor units (29900 = 299.00) */
+                        refunded_amount: number;
+                        /** @enum {unknown} */
+                        status: "pending" | "success" | "failed" | "refunded";
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The payment provider failed or refused */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRefundPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key answers the same result and refunds once */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID v7 identifier */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Minor units; default: all that is left */
+                    amount?: number;
+                    /** @description Cancel the workspace subscription at once */
+                    cancel_subscription?: boolean;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Refunded, in minor units */
+                        amount: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description CN-YYYY-NNNNNN, gapless within a year */
+                        credit_note_number: string;
+                        currency: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        payment_id: string;
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The payment provider failed or refused */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4318,6 +4959,8 @@ export interface operations {
                              */
                             id: string;
                             plan_slug: string;
+                            /** @description A downgrade that takes effect at current_period_end */
+                            scheduled_plan_slug: string | null;
                             /** @enum {unknown} */
                             status: "trialing" | "active" | "past_due" | "suspended" | "canceled" | "expired";
                         } | null;
@@ -4505,6 +5148,8 @@ export interface operations {
                         iframe_url: string | null;
                         /** @description Order id of the payment (alphanumeric) */
                         merchant_oid: string;
+                        /** @description Credit for the unused share of the current period (an upgrade); 0 otherwise, in minor units (29900 = 299.00) */
+                        proration_credit: number;
                     };
                 };
             };
@@ -4648,6 +5293,176 @@ export interface operations {
             };
         };
     };
+    listCreditNotes: {
+        parameters: {
+            query?: {
+                /** @description Items to skip (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            /** @description Refunded, in minor units */
+                            amount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description CN-YYYY-NNNNNN, gapless within a year */
+                            credit_note_number: string;
+                            currency: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            payment_id: string;
+                            reason: string | null;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     listInvoices: {
         parameters: {
             query?: {
@@ -4713,6 +5528,8 @@ export interface operations {
                             period_start: string;
                             plan_name: string;
                             plan_slug: string;
+                            /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
+                            proration_credit: number;
                             /** @description Before discount, in minor units (29900 = 299.00) */
                             subtotal_amount: number;
                             /** @description Invoice total, in minor units (29900 = 299.00) */
@@ -4898,10 +5715,167 @@ export interface operations {
                             merchant_oid: string;
                             paid_at: string | null;
                             plan_slug: string;
+                            /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
+                            proration_credit: number;
+                            /** @description Refunded so far, in minor units (29900 = 299.00) */
+                            refunded_amount: number;
                             /** @enum {unknown} */
                             status: "pending" | "success" | "failed" | "refunded";
                         }[];
                         total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    checkPlanChange: {
+        parameters: {
+            query: {
+                /** @description The plan to check against */
+                plan_slug: string;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true when nothing in use exceeds the plan */
+                        allowed: boolean;
+                        plan_slug: string;
+                        violations: {
+                            /** @description What the plan allows (false: the feature is not included) */
+                            allowed: number | boolean;
+                            /** @description What the workspace uses now */
+                            current: number;
+                            /** @enum {unknown} */
+                            limit: "max_users" | "max_projects" | "custom_properties";
+                        }[];
                     };
                 };
             };
@@ -5083,6 +6057,8 @@ export interface operations {
                              */
                             id: string;
                             plan_slug: string;
+                            /** @description A downgrade that takes effect at current_period_end */
+                            scheduled_plan_slug: string | null;
                             /** @enum {unknown} */
                             status: "trialing" | "active" | "past_due" | "suspended" | "canceled" | "expired";
                         } | null;
@@ -5227,6 +6203,8 @@ export interface operations {
                              */
                             id: string;
                             plan_slug: string;
+                            /** @description A downgrade that takes effect at current_period_end */
+                            scheduled_plan_slug: string | null;
                             /** @enum {unknown} */
                             status: "trialing" | "active" | "past_due" | "suspended" | "canceled" | "expired";
                         } | null;

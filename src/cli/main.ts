@@ -6,6 +6,7 @@ import { AppError } from '../kernel/errors.js';
 import { type CliContext, type Command, describeAppError, parseFlags, UsageError } from './cli.js';
 import { catalogueCommands } from './commands/catalogue.js';
 import { demoCommand } from './commands/demo.js';
+import { paymentCommands } from './commands/payments.js';
 import { userCommands } from './commands/users.js';
 import { webhookCommands } from './commands/webhooks.js';
 
@@ -18,6 +19,7 @@ import { webhookCommands } from './commands/webhooks.js';
 const COMMANDS: Command[] = [
   ...userCommands,
   ...catalogueCommands,
+  ...paymentCommands,
   ...webhookCommands,
   demoCommand,
   {

@@ -50,6 +50,10 @@ export interface Config {
   allowSignup: boolean;
   logLevel: string;
   billingGraceDays: number;
+  /** A payment still pending this long after checkout is checked with the provider (PAYMENT_RECONCILE_AFTER_S). */
+  paymentReconcileAfterS: number;
+  /** Days before the end of an active period that `subscription.renewal_upcoming` is sent (BILLING_RENEWAL_NOTICE_DAYS). */
+  billingRenewalNoticeDays: number;
   /** How often the periodic jobs (subscription lifecycle) run; 0 turns them off. */
   jobIntervalMs: number;
   sessionTtlDays: number;
@@ -172,6 +176,8 @@ export function loadConfig(env: Env = process.env): Config {
     allowSignup: bool(env, 'ALLOW_SIGNUP', true),
     logLevel,
     billingGraceDays: int(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
+    paymentReconcileAfterS: int(env, 'PAYMENT_RECONCILE_AFTER_S', 600, 1, 30 * 86_400),
+    billingRenewalNoticeDays: int(env, 'BILLING_RENEWAL_NOTICE_DAYS', 7, 1, 365),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 60_000, 0, 86_400_000),
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 3650),
     webhooks: {

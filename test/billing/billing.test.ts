@@ -75,6 +75,7 @@ describe('trial', () => {
       current_period_start: now.toISOString(),
       current_period_end: new Date(now.getTime() + 14 * 86_400_000).toISOString(),
       cancel_at_period_end: false,
+      scheduled_plan_slug: null,
     });
     expect(res.body.limits).toEqual(PRO_LIMITS);
     expectProblem(await api.post(billingPath(ws, 'trial/'), { plan_slug: 'business' }, { token: ws.admin.token }), 409, 'conflict');

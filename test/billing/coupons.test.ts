@@ -134,7 +134,7 @@ describe('coupons at checkout', () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
     const session = await checkout(t.api, ws, { plan_slug: 'business', billing_interval: 'year', coupon_code: code });
-    expect(session).toEqual({ iframe_token: null, iframe_url: null, merchant_oid: expect.stringMatching(/^[A-Za-z0-9]+$/), amount: 0, currency: 'TRY' });
+    expect(session).toEqual({ iframe_token: null, iframe_url: null, merchant_oid: expect.stringMatching(/^[A-Za-z0-9]+$/), amount: 0, currency: 'TRY', proration_credit: 0 });
     const { subscription, limits } = await getSubscription(t.api, ws);
     expect(subscription).toMatchObject({ plan_slug: 'business', status: 'active', billing_interval: 'year', amount_per_period: 799000 });
     expect(limits.plan_slug).toBe('business');

@@ -39,6 +39,10 @@ export interface SubscriptionsTable {
   canceled_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** 0703: a downgrade that takes over at current_period_end. */
+  scheduled_plan_slug: ColumnType<string | null, string | null | undefined, string | null>;
+  scheduled_billing_interval: ColumnType<BillingInterval | null, BillingInterval | null | undefined, BillingInterval | null>;
+  scheduled_amount_per_period: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface WorkspaceTrialsTable {
@@ -62,6 +66,14 @@ export interface PaymentsTable {
   status: PaymentStatus;
   failure_reason: string | null;
   provider_total_amount: number | null;
+  /** 0700: confirmed by the provider. */
+  refunded_amount: Generated<number>;
+  /** 0700: asked of the provider, not yet answered. */
+  refund_reserved_amount: Generated<number>;
+  /** 0703: an upgrade's credit for the unused share of the current period. */
+  proration_credit: Generated<number>;
+  /** 0700: the reconciliation job's lease. */
+  reconcile_after: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_by: string | null;
   created_at: Timestamp;
   paid_at: Date | null;
@@ -86,6 +98,8 @@ export interface InvoicesTable {
   total_amount: number;
   currency: string;
   coupon_code: string | null;
+  /** 0703 */
+  proration_credit: Generated<number>;
   period_start: Timestamp;
   period_end: Timestamp;
   created_at: Timestamp;
@@ -122,7 +136,49 @@ export interface BillingEventsTable {
   at: Timestamp;
 }
 
+export interface CreditNoteCountersTable {
+  year: number;
+  last_number: number;
+}
+
+export interface RefundsTable {
+  id: string;
+  payment_id: string;
+  workspace_id: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  cancel_subscription: boolean;
+  status: 'reserved' | 'succeeded';
+  credit_note_number: string | null;
+  idempotency_key: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+export interface SandboxOrdersTable {
+  token: string;
+  merchant_oid: string;
+  state: 'open' | 'paid' | 'declined';
+  amount: number;
+  refunded_amount: Generated<number>;
+  expires_at: Timestamp;
+  details: Json<Record<string, unknown>>;
+}
+
+export interface SubscriptionNoticesTable {
+  subscription_id: string;
+  workspace_id: string;
+  kind: 'renewal_upcoming' | 'trial_will_end';
+  period_end: Timestamp;
+  sent_at: Timestamp;
+}
+
 export interface BillingTables {
+  subscription_notices: SubscriptionNoticesTable;
+  sandbox_orders: SandboxOrdersTable;
+  credit_note_counters: CreditNoteCountersTable;
+  refunds: RefundsTable;
   plans: PlansTable;
   subscriptions: SubscriptionsTable;
   workspace_trials: WorkspaceTrialsTable;

@@ -69,6 +69,29 @@ export function billingRepository(db: Db) {
         .then((r) => r.n);
     },
 
+    countCustomProperties(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('custom_properties')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    },
+
+    /** The latest settled payment of a plan (what was paid for the running period, less refunds). */
+    lastPaidFor(tx: Executor, workspaceId: string, planSlug: string) {
+      return tx
+        .selectFrom('payments')
+        .select(['amount', 'refunded_amount', 'paid_at'])
+        .where('workspace_id', '=', workspaceId)
+        .where('plan_slug', '=', planSlug)
+        .where('status', 'in', ['success', 'refunded'])
+        .orderBy('paid_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
     // ---- plans ----
 
     listPlans(tx: Executor = db, onlyActive = false) {
@@ -160,7 +183,9 @@ export function billingRepository(db: Db) {
         .updateTable('payments')
         .set(patch)
         .where('merchant_oid', '=', merchantOid)
-        .where('status', '=', 'pending')
+        // A payment that reconciliation failed as `expired` was never settled by the provider: its first genuine
+        // notification still takes effect.
+        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'failed'), eb('failure_reason', '=', 'expired')])]))
         .returningAll()
         .executeTakeFirst();
     },

@@ -84,6 +84,7 @@ export const Subscription = Type.Object({
   current_period_start: Timestamp,
   current_period_end: Timestamp,
   cancel_at_period_end: Type.Boolean(),
+  scheduled_plan_slug: Type.Union([Type.String(), Type.Null()], { description: 'A downgrade that takes effect at current_period_end' }),
 });
 
 export const Limits = Type.Object({
@@ -114,6 +115,7 @@ export const CheckoutSession = Type.Object({
   merchant_oid: Type.String({ description: 'Order id of the payment (alphanumeric)' }),
   amount: Money('Amount to pay'),
   currency: Type.String(),
+  proration_credit: Money('Credit for the unused share of the current period (an upgrade); 0 otherwise'),
 });
 
 export const CancelBody = Type.Object({
@@ -134,6 +136,8 @@ export const Payment = Type.Object({
   coupon_code: Type.Union([Type.String(), Type.Null()]),
   status: PaymentStatusSchema,
   failure_reason: Type.Union([Type.String(), Type.Null()]),
+  refunded_amount: Money('Refunded so far'),
+  proration_credit: Money('Upgrade credit for the unused share of the previous plan'),
   created_at: Timestamp,
   paid_at: NullableTimestamp,
 });
@@ -154,6 +158,7 @@ export const Invoice = Type.Object({
   subtotal_amount: Money('Before discount'),
   discount_amount: Money('Coupon discount'),
   coupon_code: Type.Union([Type.String(), Type.Null()]),
+  proration_credit: Money('Upgrade credit for the unused share of the previous plan'),
 });
 
 export const ValidateCouponBody = Type.Object({

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
+import type { Outbox } from '../../kernel/outbox.js';
 import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
 import { AppError, conflict, forbidden, invalid, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
@@ -23,6 +24,7 @@ import {
   REJECTION_TEXT,
   renewalStart,
 } from './billing.domain.js';
+import { classifyChange, planViolations, prorationCredit, upgradeCharge } from './billing.plan-change.js';
 import type { BillingRepository, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
 import type { CreatePlanBody, UpdatePlanBody } from './billing.schemas.js';
 import { couponView, invoiceView, limitsView, paymentView, planView, subscriptionView } from './billing.views.js';
@@ -45,6 +47,21 @@ export interface BillingDeps {
   graceDays: number;
   publicBaseUrl: string;
   log: BillingLogger;
+  /** Events that leave the service (webhooks), recorded in the transaction of the change. */
+  outbox: Outbox<Tx>;
+}
+
+/** What the provider says about an order, from its callback or from a status query (reconciliation). */
+export interface ProviderOutcome {
+  status: 'success' | 'failed';
+  /** Minor units the provider reports for a success (compared with the payment's amount). */
+  totalAmount: number | null;
+  currency: string | null;
+  failedReason: string | null;
+  testMode?: boolean | null;
+  paymentType?: string | null;
+  /** `callback` or `reconciliation`: written to the audit event. */
+  source: 'callback' | 'reconciliation';
 }
 
 export interface CallbackResult {
@@ -75,6 +92,7 @@ export function createBillingService(deps: BillingDeps) {
 
   /** Writes down every transition that is due (the row must be locked by the caller), once, with an audit event each. */
   async function applyDue(tx: Executor, row: SubscriptionRow, now: Date): Promise<SubscriptionRow> {
+    row = await applyScheduledChange(tx, row, now);
     const { state, transitions } = dueTransitions(row, now, graceDays);
     if (transitions.length === 0) return row;
     const last = transitions[transitions.length - 1]!;
@@ -83,6 +101,7 @@ export function createBillingService(deps: BillingDeps) {
       canceled_at: state.status === 'canceled' ? (row.canceled_at ?? last.at) : row.canceled_at,
       updated_at: now,
     });
+    await subscriptionUpdated(tx, updated, row.status, now);
     for (const t of transitions) {
       await repo.insertEvent(tx, {
         id: newId(),
@@ -96,6 +115,38 @@ export function createBillingService(deps: BillingDeps) {
         at: t.at,
       });
     }
+    return updated;
+  }
+
+  /**
+   * A downgrade paid during the previous period takes over at its end: the new plan's period follows on at once
+   * (it is paid), so the subscription stays active. Written once (the caller holds the row lock).
+   */
+  async function applyScheduledChange(tx: Executor, row: SubscriptionRow, now: Date): Promise<SubscriptionRow> {
+    if (!row.scheduled_plan_slug || row.status !== 'active' || row.current_period_end > now) return row;
+    const start = row.current_period_end;
+    const interval = row.scheduled_billing_interval!;
+    const updated = await repo.updateSubscription(tx, row.id, {
+      plan_slug: row.scheduled_plan_slug,
+      billing_interval: interval,
+      amount_per_period: row.scheduled_amount_per_period!,
+      current_period_start: start,
+      current_period_end: addInterval(start, interval),
+      scheduled_plan_slug: null,
+      scheduled_billing_interval: null,
+      scheduled_amount_per_period: null,
+      updated_at: now,
+    });
+    await subscriptionUpdated(tx, updated, row.status, now);
+    await event(tx, {
+      workspaceId: row.workspace_id,
+      type: 'subscription.plan_changed',
+      subscriptionId: row.id,
+      from: row.status,
+      to: updated.status,
+      data: { from_plan: row.plan_slug, to_plan: updated.plan_slug, reason: 'scheduled_downgrade' },
+      at: start,
+    });
     return updated;
   }
 
@@ -131,6 +182,12 @@ export function createBillingService(deps: BillingDeps) {
     return { subscription: sub ? subscriptionView(sub) : null, limits: limitsView(await planInEffect(tx, sub, now)) };
   }
 
+  /** `subscription.updated` for webhooks: the subscription response plus the status it had before. */
+  async function subscriptionUpdated(tx: Executor, sub: SubscriptionRow, previousStatus: string | null, now: Date) {
+    const data = { ...(await subscriptionResponse(tx, sub, now)), previous_status: previousStatus };
+    await deps.outbox.record(tx as Tx, { workspaceId: sub.workspace_id, type: 'subscription.updated', data });
+  }
+
   async function event(
     tx: Executor,
     e: { workspaceId: string; type: string; subscriptionId?: string | null; paymentId?: string | null; from?: string | null; to?: string | null; data?: Record<string, unknown>; at: Date },
@@ -156,6 +213,8 @@ export function createBillingService(deps: BillingDeps) {
     await repo.lockWorkspace(tx, payment.workspace_id);
     const current = await lockedSubscription(tx, payment.workspace_id, now);
     const plan = await planOrThrow(payment.plan_slug, tx);
+    const change = classifyChange(current, { plan_slug: payment.plan_slug, price: payment.list_amount, interval: payment.billing_interval }, now);
+    if (change === 'downgrade' && current) return scheduleDowngrade(tx, current, payment, plan, now);
     const start = renewalStart(current, payment.plan_slug, now);
     const end = addInterval(start, payment.billing_interval);
     const earlyRenewal = start.getTime() !== now.getTime();
@@ -168,6 +227,9 @@ export function createBillingService(deps: BillingDeps) {
       current_period_end: end,
       cancel_at_period_end: false,
       canceled_at: null,
+      scheduled_plan_slug: null,
+      scheduled_billing_interval: null,
+      scheduled_amount_per_period: null,
       updated_at: now,
     };
     let subscription: SubscriptionRow;
@@ -189,6 +251,7 @@ export function createBillingService(deps: BillingDeps) {
         current_period_start: earlyRenewal ? current.current_period_start : start,
       });
     }
+    await subscriptionUpdated(tx, subscription, current?.status ?? null, now);
     await event(tx, {
       workspaceId: payment.workspace_id,
       type: earlyRenewal ? 'subscription.renewed' : 'subscription.activated',
@@ -199,6 +262,39 @@ export function createBillingService(deps: BillingDeps) {
       at: now,
     });
 
+    const invoice = await issueInvoice(tx, payment, plan, start, end, now);
+    return { subscription, invoice };
+  }
+
+  /**
+   * A cheaper plan bought while a period runs: paid now, it takes effect at the end of the current period
+   * (`scheduled_plan_slug` until then); the invoice covers the period that follows.
+   */
+  async function scheduleDowngrade(tx: Executor, current: SubscriptionRow, payment: PaymentRow, plan: PlanRow, now: Date) {
+    const subscription = await repo.updateSubscription(tx, current.id, {
+      scheduled_plan_slug: payment.plan_slug,
+      scheduled_billing_interval: payment.billing_interval,
+      scheduled_amount_per_period: payment.list_amount,
+      cancel_at_period_end: false,
+      updated_at: now,
+    });
+    await subscriptionUpdated(tx, subscription, current.status, now);
+    await event(tx, {
+      workspaceId: payment.workspace_id,
+      type: 'subscription.downgrade_scheduled',
+      subscriptionId: subscription.id,
+      paymentId: payment.id,
+      from: current.status,
+      to: current.status,
+      data: { from_plan: current.plan_slug, to_plan: payment.plan_slug, at: current.current_period_end.toISOString() },
+      at: now,
+    });
+    const start = current.current_period_end;
+    const invoice = await issueInvoice(tx, payment, plan, start, addInterval(start, payment.billing_interval), now);
+    return { subscription, invoice };
+  }
+
+  async function issueInvoice(tx: Executor, payment: PaymentRow, plan: PlanRow, start: Date, end: Date, now: Date) {
     const year = now.getUTCFullYear();
     const invoice = await repo.insertInvoice(tx, {
       id: newId(),
@@ -210,6 +306,7 @@ export function createBillingService(deps: BillingDeps) {
       billing_interval: payment.billing_interval,
       subtotal_amount: payment.list_amount,
       discount_amount: payment.discount_amount,
+      proration_credit: payment.proration_credit,
       total_amount: payment.amount,
       currency: payment.currency,
       coupon_code: payment.coupon_code,
@@ -217,9 +314,10 @@ export function createBillingService(deps: BillingDeps) {
       period_end: end,
       created_at: now,
     });
+    await deps.outbox.record(tx as Tx, { workspaceId: payment.workspace_id, type: 'invoice.created', data: invoiceView(invoice) });
 
     if (payment.coupon_code) await redeem(tx, payment, now);
-    return { subscription, invoice };
+    return invoice;
   }
 
   /**
@@ -261,7 +359,60 @@ export function createBillingService(deps: BillingDeps) {
     return { code, check: evaluateCoupon(coupon, { planSlug: plan.slug, currency: plan.currency, amount, now, redeemedByWorkspace }) };
   }
 
+  /**
+   * The single code path from a provider's word to a settled payment, used by the callback and by reconciliation:
+   * only the first notification per merchant_oid takes effect. The conditional update (pending, or failed as
+   * `expired` by reconciliation, -> success/failed) is the idempotency point, and everything it causes (activation,
+   * invoice, redemption, events) commits with it; concurrent callers wait on the row lock and then find it settled.
+   */
+  async function settle(merchantOid: string, o: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'> {
+    return db.transaction().execute(async (tx) => {
+      const now = clock.now();
+      const payment = await repo.findPaymentByOid(merchantOid, tx);
+      if (!payment) {
+        log.warn({ merchantOid, source: o.source }, 'billing: provider notification for an unknown merchant_oid');
+        return 'unknown';
+      }
+      let status = o.status;
+      let reason: string | null = o.failedReason;
+      if (o.status === 'success' && (o.totalAmount !== payment.amount || (o.currency !== null && o.currency !== payment.currency))) {
+        // Never activate on a different amount than the one we asked for; the money needs a human look.
+        status = 'failed';
+        reason = `amount_mismatch: expected ${payment.amount} ${payment.currency}, provider reported ${o.totalAmount} ${o.currency ?? ''}`.trim();
+      }
+      if (status === 'failed' && !reason) reason = 'declined';
+      const settled = await repo.settlePendingPayment(tx, merchantOid, {
+        status,
+        failure_reason: status === 'success' ? null : reason,
+        provider_total_amount: o.totalAmount,
+        paid_at: status === 'success' ? now : null,
+        updated_at: now,
+      });
+      if (!settled) {
+        log.info({ merchantOid, status: payment.status, source: o.source }, 'billing: repeated provider notification ignored');
+        return 'already_settled';
+      }
+      await event(tx, {
+        workspaceId: settled.workspace_id,
+        type: status === 'success' ? 'payment.succeeded' : 'payment.failed',
+        paymentId: settled.id,
+        from: payment.status,
+        to: status,
+        data: { reason, test_mode: o.testMode ?? null, payment_type: o.paymentType ?? null, source: o.source },
+        at: now,
+      });
+      await deps.outbox.record(tx, { workspaceId: settled.workspace_id, type: status === 'success' ? 'payment.succeeded' : 'payment.failed', data: paymentView(settled) });
+      if (status === 'success') await fulfil(tx, settled, now);
+      else if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid, reason, source: o.source }, 'billing: provider amount differs from the payment');
+      else log.info({ merchantOid, reason }, 'billing: payment failed');
+      return 'settled';
+    });
+  }
+
   return {
+    /** Rules shared with the round-2 parts of the module (refunds, reconciliation, notices). */
+    internals: { fulfil, subscriptionUpdated, subscriptionResponse, lockedSubscription, assertInstanceAdmin },
+
     // ---- catalogue ----
 
     async listPublicPlans() {
@@ -358,6 +509,7 @@ export function createBillingService(deps: BillingDeps) {
         const sub = current
           ? await repo.replaceSubscription(tx, current.id, { id: newId(), ...fields })
           : await repo.insertSubscription(tx, { id: newId(), workspace_id: ws.workspaceId, ...fields });
+        await subscriptionUpdated(tx, sub, current?.status ?? null, now);
         await event(tx, { workspaceId: ws.workspaceId, type: 'subscription.trial_started', subscriptionId: sub.id, from: current?.status ?? null, to: 'trialing', at: now });
         return subscriptionResponse(tx, sub, now);
       });
@@ -383,6 +535,7 @@ export function createBillingService(deps: BillingDeps) {
             current_period_end: end < current.current_period_start ? current.current_period_start : end,
             updated_at: now,
           });
+          await subscriptionUpdated(tx, sub, current.status, now);
           await event(tx, { workspaceId: ws.workspaceId, type: 'subscription.canceled', subscriptionId: sub.id, from: current.status, to: 'canceled', data: { immediate: true }, at: now });
         } else if (current.cancel_at_period_end) {
           sub = current;
@@ -418,7 +571,15 @@ export function createBillingService(deps: BillingDeps) {
           discount = check.discount;
           couponCode = code;
         }
-        const amount = price - discount;
+        // An upgrade during a paid period is credited the unused share of what was paid for it (section 13).
+        let credit = 0;
+        const current = await currentSubscription(tx, ws.workspaceId, now);
+        if (classifyChange(current, { plan_slug: plan.slug, price, interval: input.billing_interval }, now) === 'upgrade' && current) {
+          const last = await repo.lastPaidFor(tx, ws.workspaceId, current.plan_slug);
+          const paid = last ? last.amount - last.refunded_amount : 0;
+          credit = upgradeCharge(price - discount, prorationCredit(paid, current.current_period_start, current.current_period_end, now)).credit;
+        }
+        const amount = price - discount - credit;
         const row = await repo.insertPayment(tx, {
           id: newId(),
           workspace_id: ws.workspaceId,
@@ -427,6 +588,7 @@ export function createBillingService(deps: BillingDeps) {
           billing_interval: input.billing_interval,
           list_amount: price,
           discount_amount: discount,
+          proration_credit: credit,
           amount,
           currency: plan.currency,
           coupon_code: couponCode,
@@ -444,7 +606,7 @@ export function createBillingService(deps: BillingDeps) {
         return row;
       });
 
-      const session = { merchant_oid: payment.merchant_oid, amount: payment.amount, currency: payment.currency };
+      const session = { merchant_oid: payment.merchant_oid, amount: payment.amount, currency: payment.currency, proration_credit: payment.proration_credit };
       if (payment.amount === 0) return { iframe_token: null, iframe_url: null, ...session };
 
       // The provider call runs outside any transaction: the pending payment is already committed, so a callback that
@@ -470,7 +632,10 @@ export function createBillingService(deps: BillingDeps) {
         await db.transaction().execute(async (tx) => {
           const now = clock.now();
           const failed = await repo.failPendingPayment(tx, payment.id, `provider_error: ${reason}`, now);
-          if (failed) await event(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', paymentId: payment.id, from: 'pending', to: 'failed', data: { reason }, at: now });
+          if (failed) {
+            await event(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', paymentId: payment.id, from: 'pending', to: 'failed', data: { reason }, at: now });
+            await deps.outbox.record(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', data: paymentView(failed) });
+          }
         });
         log.warn({ merchantOid: payment.merchant_oid, reason }, 'billing: the payment provider refused or failed the token request');
         throw new AppError('payment_provider_error', `The payment provider failed: ${reason}`);
@@ -488,46 +653,36 @@ export function createBillingService(deps: BillingDeps) {
         return { status: 400, text: parsed.error === 'bad_hash' ? 'BAD HASH' : 'MISSING FIELDS' };
       }
       const p = parsed.payload;
-      return db.transaction().execute(async (tx): Promise<CallbackResult> => {
-        const now = clock.now();
-        const payment = await repo.findPaymentByOid(p.merchantOid, tx);
-        if (!payment) {
-          log.warn({ merchantOid: p.merchantOid }, 'billing: provider callback for an unknown merchant_oid');
-          return { status: 404, text: 'UNKNOWN MERCHANT_OID' };
-        }
-        let status: 'success' | 'failed' = p.status;
-        let reason: string | null = null;
-        if (p.status === 'failed') {
-          reason = [p.failedReasonCode, p.failedReasonMsg].filter(Boolean).join(': ') || 'declined';
-        } else if (p.totalAmount !== payment.amount || (p.currency !== null && p.currency !== payment.currency)) {
-          // Never activate on a different amount than the one we asked for; the money needs a human look.
-          status = 'failed';
-          reason = `amount_mismatch: expected ${payment.amount} ${payment.currency}, provider reported ${p.totalAmount} ${p.currency ?? ''}`.trim();
-        }
-        const settled = await repo.settlePendingPayment(tx, p.merchantOid, {
-          status,
-          failure_reason: reason,
-          provider_total_amount: p.totalAmount,
-          paid_at: status === 'success' ? now : null,
-          updated_at: now,
-        });
-        if (!settled) {
-          log.info({ merchantOid: p.merchantOid, status: payment.status }, 'billing: repeated provider callback ignored');
-          return { status: 200, text: 'OK' };
-        }
-        await event(tx, {
-          workspaceId: settled.workspace_id,
-          type: status === 'success' ? 'payment.succeeded' : 'payment.failed',
-          paymentId: settled.id,
-          from: 'pending',
-          to: status,
-          data: { reason, test_mode: p.testMode, payment_type: p.paymentType },
-          at: now,
-        });
-        if (status === 'success') await fulfil(tx, settled, now);
-        else if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid: p.merchantOid, reason }, 'billing: provider amount differs from the payment');
-        else log.info({ merchantOid: p.merchantOid, reason }, 'billing: payment failed');
-        return { status: 200, text: 'OK' };
+      const failedReason = p.status === 'failed' ? [p.failedReasonCode, p.failedReasonMsg].filter(Boolean).join(': ') || 'declined' : null;
+      const result = await settle(p.merchantOid, {
+        status: p.status,
+        totalAmount: p.totalAmount,
+        currency: p.currency,
+        failedReason,
+        testMode: p.testMode,
+        paymentType: p.paymentType,
+        source: 'callback',
+      });
+      if (result === 'unknown') return { status: 404, text: 'UNKNOWN MERCHANT_OID' };
+      return { status: 200, text: 'OK' };
+    },
+
+    settle: (merchantOid: string, outcome: ProviderOutcome) => settle(merchantOid, outcome),
+
+    /** `plan-check`: what the workspace uses beyond what a plan allows (section 13). */
+    async planCheck(actor: Actor, slug: string, planSlug: string) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'billing', tx);
+        const plan = await planOrThrow(planSlug, tx, '/plan_slug');
+        const violations = planViolations(
+          { max_users: plan.max_users, max_projects: plan.max_projects, features: plan.features },
+          {
+            members: await repo.countMembers(tx, ws.workspaceId),
+            projects: await repo.countProjects(tx, ws.workspaceId),
+            customProperties: await repo.countCustomProperties(tx, ws.workspaceId),
+          },
+        );
+        return { plan_slug: plan.slug, allowed: violations.length === 0, violations };
       });
     },
 

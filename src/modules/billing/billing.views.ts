@@ -41,6 +41,7 @@ export const subscriptionView = (s: SubscriptionRow) => ({
   current_period_start: iso(s.current_period_start),
   current_period_end: iso(s.current_period_end),
   cancel_at_period_end: s.cancel_at_period_end,
+  scheduled_plan_slug: s.scheduled_plan_slug,
 });
 
 export const paymentView = (p: PaymentRow) => ({
@@ -55,6 +56,8 @@ export const paymentView = (p: PaymentRow) => ({
   coupon_code: p.coupon_code,
   status: p.status,
   failure_reason: p.failure_reason,
+  refunded_amount: p.refunded_amount,
+  proration_credit: p.proration_credit,
   created_at: iso(p.created_at),
   paid_at: isoOrNull(p.paid_at),
 });
@@ -75,6 +78,7 @@ export const invoiceView = (i: InvoiceRow) => ({
   subtotal_amount: i.subtotal_amount,
   discount_amount: i.discount_amount,
   coupon_code: i.coupon_code,
+  proration_credit: i.proration_credit,
 });
 
 export const couponView = (c: CouponRow) => ({

@@ -4,3 +4,9 @@ export { type BillingService, createBillingService } from './billing.service.js'
 export { createPlanGate } from './billing.plan-gate.js';
 export { createPaytrClient, returnPages, sandboxRoutes } from './paytr/index.js';
 export { CreateCouponBody, CreatePlanBody } from './billing.schemas.js';
+export { createRefundsService, type RefundsService } from './billing.refunds.js';
+export { createReconcileService, type ReconcileService } from './billing.reconcile.js';
+export { round2Repository } from './billing.round2.repository.js';
+export { billingRound2Routes } from './billing.round2.routes.js';
+export { databaseSandboxStore } from './billing.sandbox-store.js';
+export { createNoticesService } from './billing.notices.js';

@@ -1,6 +1,6 @@
 import type { PaytrConfig } from '../../../config/config.js';
-import { tokenRequestHash } from './signatures.js';
-import { encodeBasket, toPaytrCurrency } from './wire.js';
+import { refundHash, statusQueryHash, tokenRequestHash } from './signatures.js';
+import { encodeBasket, formatMajor, fromPaytrCurrency, parseMajor, toPaytrCurrency } from './wire.js';
 
 export interface TokenRequest {
   /** Alphanumeric, at most 64 characters, unique per payment. */
@@ -28,8 +28,25 @@ export interface TokenResult {
   iframeUrl: string;
 }
 
+export interface RefundRequest {
+  merchantOid: string;
+  /** Minor units, a positive integer; sent as `return_amount` in major units with two decimals. */
+  amount: number;
+  /** Our refund's id: PayTR's optional `reference_no` (alphanumeric, at most 64). */
+  referenceNo: string;
+}
+
+/** What `odeme/durum-sorgu` says about an order. `unknown`: the provider answered `status: error` (no such paid order). */
+export type StatusResult =
+  | { state: 'paid'; paymentAmount: number; paymentTotal: number | null; currency: string | null }
+  | { state: 'unknown'; errNo: string; errMsg: string };
+
 export interface PaytrClient {
   getToken(req: TokenRequest): Promise<TokenResult>;
+  /** `odeme/iade`; resolves when the provider accepted, throws PaytrError when it refused or failed. */
+  refund(req: RefundRequest): Promise<void>;
+  /** `odeme/durum-sorgu`; throws PaytrError only when the answer could not be had or read. */
+  status(merchantOid: string): Promise<StatusResult>;
 }
 
 export type PaytrErrorKind = 'invalid_request' | 'network' | 'timeout' | 'http_status' | 'bad_response' | 'refused';
@@ -141,7 +158,81 @@ export function createPaytrClient(config: PaytrConfig, options: { fetch?: typeof
   const doFetch = options.fetch ?? globalThis.fetch;
   const endpoint = `${config.apiBase}/odeme/api/get-token`;
 
+  /** POSTs a form and reads a JSON object back; every failure is a PaytrError with a reason free of secrets. */
+  async function postForm(url: string, form: URLSearchParams): Promise<Record<string, unknown>> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form.toString(),
+        signal: AbortSignal.timeout(config.timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      const name = error instanceof Error ? error.name : '';
+      if (name === 'TimeoutError' || name === 'AbortError') throw new PaytrError(`no answer within ${config.timeoutMs} ms`, 'timeout');
+      throw new PaytrError(`could not reach the provider (${name || 'network error'})`, 'network');
+    }
+    if (response.status < 200 || response.status > 299) throw new PaytrError(`the provider answered HTTP ${response.status}`, 'http_status');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new PaytrError('the provider answered something that is not JSON', 'bad_response');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new PaytrError('the provider answered an unexpected JSON value', 'bad_response');
+    }
+    return body as Record<string, unknown>;
+  }
+
+  const errorText = (body: Record<string, unknown>): { errNo: string; errMsg: string } => ({
+    errNo: typeof body.err_no === 'string' || typeof body.err_no === 'number' ? scrub(String(body.err_no), config) : '',
+    errMsg: typeof body.err_msg === 'string' && body.err_msg.trim() ? scrub(body.err_msg, config) : 'no reason given',
+  });
+
   return {
+    async refund(req) {
+      if (!/^[A-Za-z0-9]{1,64}$/.test(req.merchantOid)) throw new PaytrError('merchant_oid must be 1-64 letters and digits', 'invalid_request');
+      if (!positiveInt(req.amount)) throw new PaytrError('amount must be a positive integer (minor units)', 'invalid_request');
+      const returnAmount = formatMajor(req.amount);
+      const form = new URLSearchParams({
+        merchant_id: config.merchantId,
+        merchant_oid: req.merchantOid,
+        return_amount: returnAmount,
+        reference_no: req.referenceNo.replace(/[^A-Za-z0-9]/g, '').slice(0, 64),
+        paytr_token: refundHash(config, req.merchantOid, returnAmount),
+      });
+      const body = await postForm(`${config.apiBase}/odeme/iade`, form);
+      if (body.status === 'error') {
+        const { errNo, errMsg } = errorText(body);
+        throw new PaytrError(errNo ? `${errNo}: ${errMsg}` : errMsg, 'refused');
+      }
+      if (body.status !== 'success') throw new PaytrError('the provider answered an unknown status', 'bad_response');
+    },
+
+    async status(merchantOid) {
+      if (!/^[A-Za-z0-9]{1,64}$/.test(merchantOid)) throw new PaytrError('merchant_oid must be 1-64 letters and digits', 'invalid_request');
+      const form = new URLSearchParams({
+        merchant_id: config.merchantId,
+        merchant_oid: merchantOid,
+        paytr_token: statusQueryHash(config, merchantOid),
+      });
+      const body = await postForm(`${config.apiBase}/odeme/durum-sorgu`, form);
+      if (body.status === 'error') return { state: 'unknown', ...errorText(body) };
+      if (body.status !== 'success') throw new PaytrError('the provider answered an unknown status', 'bad_response');
+      const paymentAmount = parseMajor(body.payment_amount);
+      if (paymentAmount === null) throw new PaytrError('the provider answered success without a readable payment_amount', 'bad_response');
+      return {
+        state: 'paid',
+        paymentAmount,
+        paymentTotal: parseMajor(body.payment_total),
+        currency: typeof body.currency === 'string' && body.currency.trim() ? fromPaytrCurrency(body.currency) : null,
+      };
+    },
+
     async getToken(req) {
       checkRequest(req);
       const form = buildTokenForm(config, req);

@@ -7,14 +7,19 @@ export {
   type PaytrClient,
   PaytrError,
   type PaytrErrorKind,
+  type RefundRequest,
+  type StatusResult,
   type TokenRequest,
   type TokenResult,
 } from './client.js';
 export {
   checkTokenRequest,
   DEFAULT_RETRY_DELAYS_MS,
+  memorySandboxStore,
   returnPages,
   SANDBOX_PREFIX,
+  type SandboxOrder,
+  type SandboxStore,
   sandboxNotification,
   type SandboxOptions,
   sandboxRoutes,
@@ -24,8 +29,10 @@ export {
   type PaytrCredentials,
   safeEqual,
   type TokenHashFields,
+  refundHash,
+  statusQueryHash,
   tokenRequestHash,
   verifyCallbackHash,
   verifyTokenRequestHash,
 } from './signatures.js';
-export { decodeBasket, encodeBasket, formatMajor, fromPaytrCurrency, toPaytrCurrency } from './wire.js';
+export { decodeBasket, encodeBasket, formatMajor, fromPaytrCurrency, parseMajor, toPaytrCurrency } from './wire.js';

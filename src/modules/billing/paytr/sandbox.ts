@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../../config/config.js';
-import { callbackHash, type PaytrCredentials, verifyTokenRequestHash } from './signatures.js';
-import { decodeBasket, formatMajor, PAYTR_CURRENCIES, type PaytrBasketLine } from './wire.js';
+import { callbackHash, type PaytrCredentials, refundHash, safeEqual, statusQueryHash, verifyTokenRequestHash } from './signatures.js';
+import { decodeBasket, formatMajor, PAYTR_CURRENCIES, type PaytrBasketLine, parseMajor } from './wire.js';
 
 /**
  * The built-in sandbox provider: PayTR's iFrame API wire protocol served by the service itself, so the whole checkout
@@ -18,6 +18,64 @@ export interface SandboxOptions {
   now?: () => number;
   /** Waits between notification attempts after the first one (PayTR retries too, about once a minute). */
   retryDelaysMs?: number[];
+  /** Where orders live; default in memory (per process). The service passes a database-backed store. */
+  store?: SandboxStore;
+}
+
+/** The sandbox's orders. A database-backed store keeps open payment pages working across a restart. */
+export interface SandboxStore {
+  insert(order: SandboxOrder): Promise<void>;
+  byToken(token: string): Promise<SandboxOrder | undefined>;
+  /** The paid order of a merchant_oid, if any. */
+  paidByOid(merchantOid: string): Promise<SandboxOrder | undefined>;
+  /** open -> paid | declined; false when the order was no longer open. */
+  complete(token: string, state: 'paid' | 'declined'): Promise<boolean>;
+  /** Adds a refund to a paid order, never past its amount; false when it would. */
+  addRefund(merchantOid: string, amount: number): Promise<boolean>;
+  /** Drops expired open orders. */
+  sweep(now: number): Promise<void>;
+}
+
+/** The default store: a Map in this process. */
+export function memorySandboxStore(): SandboxStore {
+  const orders = new Map<string, SandboxOrder>();
+  return {
+    async insert(order) {
+      while (orders.size >= MAX_ORDERS) {
+        const oldest = orders.keys().next().value;
+        if (oldest === undefined) break;
+        orders.delete(oldest);
+      }
+      orders.set(order.token, { ...order });
+    },
+    async byToken(token) {
+      const o = orders.get(token);
+      return o ? { ...o } : undefined;
+    },
+    async paidByOid(merchantOid) {
+      for (const o of orders.values()) if (o.merchantOid === merchantOid && o.state === 'paid') return { ...o };
+      return undefined;
+    },
+    async complete(token, state) {
+      const o = orders.get(token);
+      if (!o || o.state !== 'open') return false;
+      o.state = state;
+      return true;
+    },
+    async addRefund(merchantOid, amount) {
+      for (const o of orders.values()) {
+        if (o.merchantOid === merchantOid && o.state === 'paid') {
+          if (o.refundedAmount + amount > o.amount) return false;
+          o.refundedAmount += amount;
+          return true;
+        }
+      }
+      return false;
+    },
+    async sweep(now) {
+      for (const [token, o] of orders) if (o.state === 'open' && o.expiresAt <= now) orders.delete(token);
+    },
+  };
 }
 
 export const SANDBOX_PREFIX = '/sandbox/paytr';
@@ -39,9 +97,11 @@ export interface SandboxOrder {
   testMode: boolean;
   expiresAt: number;
   state: 'open' | 'paid' | 'declined';
+  /** Minor units refunded through `/odeme/iade`. */
+  refundedAmount: number;
 }
 
-export type TokenRequestCheck = { ok: true; order: Omit<SandboxOrder, 'token' | 'state'> } | { ok: false; reason: string };
+export type TokenRequestCheck = { ok: true; order: Omit<SandboxOrder, 'token' | 'state' | 'refundedAmount'> } | { ok: false; reason: string };
 
 type Form = Record<string, unknown>;
 
@@ -245,6 +305,17 @@ function sendHtml(reply: FastifyReply, status: number, html: string): FastifyRep
   return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }
 
+function completedPage(order: SandboxOrder): string {
+  const refunded =
+    order.refundedAmount > 0
+      ? `<p>Refunded: <strong id="refunded">${formatMajor(order.refundedAmount)} ${esc(order.currency)}</strong> of ${formatMajor(order.amount)} ${esc(order.currency)}</p>`
+      : '';
+  return page(
+    'Payment completed',
+    `<h1>This payment is already completed</h1><p>Order ${esc(order.merchantOid)}: ${order.state === 'paid' ? 'paid' : 'declined'}.</p>${refunded}`,
+  );
+}
+
 const notFoundPage = (): string =>
   page(
     'Payment not found',
@@ -319,8 +390,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
   const now = opts.now ?? Date.now;
   const doFetch = opts.fetch ?? globalThis.fetch;
   const delays = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-  const orders = new Map<string, SandboxOrder>();
-  const paidOids = new Set<string>();
+  const store = opts.store ?? memorySandboxStore();
   const pending = new Set<Delivery>();
 
   app.addHook('onClose', async () => {
@@ -328,18 +398,10 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     pending.clear();
   });
 
-  const sweep = (): void => {
-    const t = now();
-    for (const [token, order] of orders) if (order.expiresAt <= t) orders.delete(token);
-    while (orders.size >= MAX_ORDERS) {
-      const oldest = orders.keys().next().value;
-      if (oldest === undefined) break;
-      orders.delete(oldest);
-    }
-  };
-  const openOrder = (token: string): SandboxOrder | undefined => {
-    const order = orders.get(token);
-    if (!order || order.expiresAt <= now()) return undefined;
+  /** An order whose page can still be shown: open and not expired, or completed (its page says so). */
+  const openOrder = async (token: string): Promise<SandboxOrder | undefined> => {
+    const order = await store.byToken(token);
+    if (!order || (order.state === 'open' && order.expiresAt <= now())) return undefined;
     return order;
   };
 
@@ -349,12 +411,12 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     const check = checkTokenRequest(request.body, creds, now());
     void reply.type('application/json; charset=utf-8');
     if (!check.ok) return { status: 'failed', reason: check.reason };
-    if (paidOids.has(check.order.merchantOid)) {
+    if (await store.paidByOid(check.order.merchantOid)) {
       return { status: 'failed', reason: 'merchant_oid has already been paid; send a new merchant_oid' };
     }
-    sweep();
+    await store.sweep(now());
     const token = randomBytes(24).toString('hex');
-    orders.set(token, { ...check.order, token, state: 'open' });
+    await store.insert({ ...check.order, token, state: 'open', refundedAmount: 0 });
     request.log.info({ merchantOid: check.order.merchantOid }, 'sandbox: payment token issued');
     return { status: 'success', token };
   });
@@ -363,11 +425,9 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     `${SANDBOX_PREFIX}/odeme/guvenli/:token`,
     { schema: hide },
     async (request, reply) => {
-      const order = openOrder(request.params.token);
+      const order = await openOrder(request.params.token);
       if (!order) return sendHtml(reply, 404, notFoundPage());
-      if (order.state !== 'open') {
-        return sendHtml(reply, 409, page('Payment completed', '<h1>This payment is already completed</h1>'));
-      }
+      if (order.state !== 'open') return sendHtml(reply, 409, completedPage(order));
       return sendHtml(reply, 200, paymentPage(order, creds.merchantId));
     },
   );
@@ -379,18 +439,15 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     log: FastifyBaseLogger,
     reply: FastifyReply,
   ): Promise<FastifyReply> => {
-    const order = openOrder(token);
+    const order = await openOrder(token);
     if (!order) return sendHtml(reply, 404, notFoundPage());
-    if (order.state !== 'open') {
-      return sendHtml(reply, 409, page('Payment completed', '<h1>This payment is already completed</h1>'));
+    if (order.state !== 'open' || !(await store.complete(token, outcome === 'pay' ? 'paid' : 'declined'))) {
+      return sendHtml(reply, 409, completedPage((await store.byToken(token)) ?? order));
     }
     let result: Parameters<typeof sandboxNotification>[2];
     if (outcome === 'pay') {
-      order.state = 'paid';
-      paidOids.add(order.merchantOid);
       result = { status: 'success' };
     } else {
-      order.state = 'declined';
       const form = (typeof body === 'object' && body !== null ? body : {}) as Form;
       const asked = field(form, 'reason') ?? '0';
       const code = Object.hasOwn(DECLINE_REASONS, asked) ? asked : '0';
@@ -411,6 +468,53 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
       async (request, reply) => complete(outcome, request.params.token, request.body, request.log, reply),
     );
   }
+
+  // ---- refund and status query (same signatures as PayTR) ----
+
+  const apiError = (reply: FastifyReply, errNo: string, errMsg: string) => {
+    void reply.type('application/json; charset=utf-8');
+    return { status: 'error', err_no: errNo, err_msg: errMsg };
+  };
+
+  app.post(`${SANDBOX_PREFIX}/odeme/iade`, { schema: hide }, async (request, reply) => {
+    const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
+    const merchantId = field(form, 'merchant_id') ?? '';
+    const oid = field(form, 'merchant_oid') ?? '';
+    const returnAmount = field(form, 'return_amount') ?? '';
+    const token = field(form, 'paytr_token') ?? '';
+    if (!merchantId || !oid || !returnAmount || !token) return apiError(reply, '001', 'merchant_id, merchant_oid, return_amount and paytr_token are required');
+    if (merchantId !== creds.merchantId || !safeEqual(refundHash(creds, oid, returnAmount), token)) {
+      return apiError(reply, '002', 'paytr_token is invalid');
+    }
+    const minor = /^\d+\.\d{2}$/.test(returnAmount) ? parseMajor(returnAmount) : null;
+    if (minor === null || minor <= 0) return apiError(reply, '003', 'return_amount must be a positive amount with two decimals, such as 299.00');
+    const order = await store.paidByOid(oid);
+    if (!order) return apiError(reply, '004', 'No paid order with this merchant_oid');
+    if (!(await store.addRefund(oid, minor))) return apiError(reply, '005', 'return_amount exceeds what is left to refund');
+    request.log.info({ merchantOid: oid, amount: minor }, 'sandbox: refund accepted');
+    void reply.type('application/json; charset=utf-8');
+    return { status: 'success', is_test: order.testMode ? 1 : 0, merchant_oid: oid, return_amount: returnAmount, reference_no: field(form, 'reference_no') ?? '' };
+  });
+
+  app.post(`${SANDBOX_PREFIX}/odeme/durum-sorgu`, { schema: hide }, async (request, reply) => {
+    const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
+    const merchantId = field(form, 'merchant_id') ?? '';
+    const oid = field(form, 'merchant_oid') ?? '';
+    const token = field(form, 'paytr_token') ?? '';
+    if (!merchantId || !oid || !token) return apiError(reply, '001', 'merchant_id, merchant_oid and paytr_token are required');
+    if (merchantId !== creds.merchantId || !safeEqual(statusQueryHash(creds, oid), token)) return apiError(reply, '002', 'paytr_token is invalid');
+    const order = await store.paidByOid(oid);
+    if (!order) return apiError(reply, '003', 'No completed payment with this merchant_oid');
+    void reply.type('application/json; charset=utf-8');
+    return {
+      status: 'success',
+      payment_amount: formatMajor(order.amount),
+      payment_total: formatMajor(order.amount),
+      currency: order.currency,
+      test_mode: order.testMode ? '1' : '0',
+      returns: order.refundedAmount > 0 ? [{ return_amount: formatMajor(order.refundedAmount) }] : [],
+    };
+  });
 
   await app.register(returnPages);
 };

@@ -82,3 +82,13 @@ export function verifyCallbackHash(
 ): boolean {
   return safeEqual(callbackHash(creds, merchantOid, status, totalAmount), hash);
 }
+
+/** Refund (`odeme/iade`): `paytr_token` = base64(HMAC-SHA256(merchant_key, merchant_id + merchant_oid + return_amount + merchant_salt)). */
+export function refundHash(creds: PaytrCredentials, merchantOid: string, returnAmount: string): string {
+  return hmacBase64(creds.merchantKey, creds.merchantId + merchantOid + returnAmount + creds.merchantSalt);
+}
+
+/** Status query (`odeme/durum-sorgu`): `paytr_token` = base64(HMAC-SHA256(merchant_key, merchant_id + merchant_oid + merchant_salt)). */
+export function statusQueryHash(creds: PaytrCredentials, merchantOid: string): string {
+  return hmacBase64(creds.merchantKey, creds.merchantId + merchantOid + creds.merchantSalt);
+}

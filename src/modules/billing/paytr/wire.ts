@@ -56,3 +56,16 @@ export function decodeBasket(encoded: string): PaytrBasketLine[] | null {
   }
   return lines;
 }
+
+/**
+ * Major units as PayTR writes them ("299.00", "299.5", "299", 299) -> minor units (29900, 29950, 29900), with integer
+ * arithmetic only; null for anything else (negative, more than two decimals, not a number).
+ */
+export function parseMajor(value: unknown): number | null {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof text !== 'string') return null;
+  const m = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!m) return null;
+  const minor = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+  return Number.isSafeInteger(minor) ? minor : null;
+}

@@ -1,0 +1,175 @@
+import { type Insertable, sql } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+
+/** Queries of billing round 2: refunds and credit notes, the operator's payment list, reconciliation claims. */
+export type Round2Repository = ReturnType<typeof round2Repository>;
+export type RefundRow = Awaited<ReturnType<Round2Repository['insertRefund']>>;
+
+export function round2Repository(db: Db) {
+  return {
+    findPayment(id: string, tx: Executor = db, lock = false) {
+      let q = tx.selectFrom('payments').selectAll().where('id', '=', id);
+      if (lock) q = q.forUpdate();
+      return q.executeTakeFirst();
+    },
+
+    /** Every workspace's payments for the operator, newest first, with optional status and workspace slug filters. */
+    async listAllPayments(filter: { status?: string; workspace?: string }, offset: number, limit: number, tx: Executor = db) {
+      let q = tx.selectFrom('payments').innerJoin('workspaces', 'workspaces.id', 'payments.workspace_id');
+      if (filter.status) q = q.where('payments.status', '=', filter.status as never);
+      if (filter.workspace) q = q.where('workspaces.slug', '=', filter.workspace);
+      const [rows, count] = await Promise.all([
+        q.selectAll('payments').select('workspaces.slug as workspace_slug').orderBy('payments.created_at', 'desc').orderBy('payments.id', 'desc').offset(offset).limit(limit).execute(),
+        q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    // ---- refunds ----
+
+    findRefundByKey(key: string, tx: Executor = db) {
+      return tx.selectFrom('refunds').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+    },
+
+    /** Reserves `amount` of a success payment, never past what is left (the conditional update is the guard). */
+    reserveRefund(tx: Executor, paymentId: string, amount: number) {
+      return tx
+        .updateTable('payments')
+        .set((eb) => ({ refund_reserved_amount: eb('refund_reserved_amount', '+', amount) }))
+        .where('id', '=', paymentId)
+        .where('status', '=', 'success')
+        .where(sql<boolean>`refunded_amount + refund_reserved_amount + ${amount} <= amount`)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    releaseReservation(tx: Executor, paymentId: string, amount: number) {
+      return tx
+        .updateTable('payments')
+        .set((eb) => ({ refund_reserved_amount: eb('refund_reserved_amount', '-', amount) }))
+        .where('id', '=', paymentId)
+        .execute();
+    },
+
+    /** Moves a reservation to refunded_amount; a payment refunded in full becomes `refunded`. */
+    confirmReservation(tx: Executor, paymentId: string, amount: number, now: Date) {
+      return tx
+        .updateTable('payments')
+        .set({
+          refund_reserved_amount: sql<number>`refund_reserved_amount - ${amount}`,
+          refunded_amount: sql<number>`refunded_amount + ${amount}`,
+          status: sql`CASE WHEN refunded_amount + ${amount} = amount THEN 'refunded' ELSE status END`,
+          updated_at: now,
+        })
+        .where('id', '=', paymentId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    insertRefund(tx: Executor, row: Insertable<Database['refunds']>) {
+      return tx.insertInto('refunds').values(row).returningAll().executeTakeFirstOrThrow();
+    },
+
+    deleteRefund(tx: Executor, id: string) {
+      return tx.deleteFrom('refunds').where('id', '=', id).execute();
+    },
+
+    completeRefund(tx: Executor, id: string, creditNoteNumber: string) {
+      return tx
+        .updateTable('refunds')
+        .set({ status: 'succeeded', credit_note_number: creditNoteNumber })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    /** The next gapless credit-note number of `year`; the counter row stays locked until the refund's transaction ends. */
+    nextCreditNoteNumber(tx: Executor, year: number) {
+      return tx
+        .insertInto('credit_note_counters')
+        .values({ year, last_number: 1 })
+        .onConflict((oc) => oc.column('year').doUpdateSet({ last_number: sql<number>`credit_note_counters.last_number + 1` }))
+        .returning('last_number')
+        .executeTakeFirstOrThrow()
+        .then((r) => r.last_number);
+    },
+
+    async listCreditNotes(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+      const scoped = tx.selectFrom('refunds').where('workspace_id', '=', workspaceId).where('status', '=', 'succeeded');
+      const [rows, count] = await Promise.all([
+        scoped.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+        scoped.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    // ---- reconciliation ----
+
+    /**
+     * Pending payments older than `cutoff` whose lease has run out, claimed with SKIP LOCKED and leased until
+     * `leaseUntil` in the same statement's transaction, so each is checked by one instance at a time.
+     */
+    async claimStalePending(tx: Executor, cutoff: Date, now: Date, leaseUntil: Date, limit: number) {
+      const rows = await tx
+        .selectFrom('payments')
+        .select(['id', 'merchant_oid'])
+        .where('status', '=', 'pending')
+        .where('created_at', '<=', cutoff)
+        .where((eb) => eb.or([eb('reconcile_after', 'is', null), eb('reconcile_after', '<=', now)]))
+        .orderBy('created_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (rows.length > 0) {
+        await tx.updateTable('payments').set({ reconcile_after: leaseUntil }).where('id', 'in', rows.map((r) => r.id)).execute();
+      }
+      return rows;
+    },
+
+    /** Pending -> failed `expired` (only if still pending: a callback that came first wins). */
+    expirePending(tx: Executor, paymentId: string, now: Date) {
+      return tx
+        .updateTable('payments')
+        .set({ status: 'failed', failure_reason: 'expired', updated_at: now })
+        .where('id', '=', paymentId)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    // ---- notices ----
+
+    /**
+     * Subscriptions due a notice of `kind` (period end within `lead` of now, not yet noticed for this period),
+     * claimed with SKIP LOCKED so instances share the work.
+     */
+    claimNoticeDue(tx: Executor, kind: 'renewal_upcoming' | 'trial_will_end', now: Date, horizon: Date, limit: number) {
+      let q = tx
+        .selectFrom('subscriptions as s')
+        .selectAll('s')
+        .where('s.current_period_end', '>', now)
+        .where('s.current_period_end', '<=', horizon)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('subscription_notices as n')
+                .select('n.subscription_id')
+                .whereRef('n.subscription_id', '=', 's.id')
+                .where('n.kind', '=', kind)
+                .whereRef('n.period_end', '=', 's.current_period_end'),
+            ),
+          ),
+        );
+      q = kind === 'trial_will_end' ? q.where('s.status', '=', 'trialing') : q.where('s.status', '=', 'active').where('s.cancel_at_period_end', '=', false);
+      return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
+    },
+
+    /** Records a notice; undefined when it was already recorded (the primary key makes it once). */
+    insertNotice(tx: Executor, row: Insertable<Database['subscription_notices']>) {
+      return tx.insertInto('subscription_notices').values(row).onConflict((oc) => oc.doNothing()).returning('subscription_id').executeTakeFirst();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../http/auth.js';
+import { errorResponses, PageQuery, pageSchema } from '../../http/schemas.js';
+import type { ReconcileService } from './billing.reconcile.js';
+import type { RefundsService } from './billing.refunds.js';
+import { AdminPayment, AdminPaymentsQuery, CreditNote, PaymentParams, PlanCheck, PlanCheckQuery, RefundBody, RefundHeaders } from './billing.round2.schemas.js';
+import type { BillingService } from './billing.service.js';
+import { Payment, WorkspaceParams } from './billing.schemas.js';
+
+type Opts = { refunds: RefundsService; reconcile: ReconcileService; billing: BillingService };
+
+/** Contract section 13: the operator's payments, refunds, reconciliation; the workspace's credit notes. */
+export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, { refunds, reconcile, billing }) => {
+  const admin = ['billing admin'];
+
+  app.get(
+    '/api/admin/payments/',
+    {
+      schema: {
+        tags: admin,
+        summary: "Every workspace's payments, newest first (instance admin); filters status and workspace (slug)",
+        querystring: AdminPaymentsQuery,
+        response: { 200: pageSchema(AdminPayment), ...errorResponses(400, 403) },
+      },
+    },
+    async (req) => refunds.listAllPayments(actorOf(req), req.query),
+  );
+  app.post(
+    '/api/admin/payments/:paymentId/refund/',
+    {
+      // Every field is optional, so a request without a body is a full refund with no reason.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
+      schema: {
+        tags: admin,
+        summary: 'Refund a successful payment in part or in full through the provider (instance admin)',
+        params: PaymentParams,
+        headers: RefundHeaders,
+        body: RefundBody,
+        response: { 201: CreditNote, ...errorResponses(400, 403, 404, 409, 502) },
+      },
+    },
+    async (req, reply) => {
+      const { replay, refund } = await refunds.refund(actorOf(req), req.params.paymentId, req.body, req.headers['idempotency-key']);
+      if (replay) void reply.header('idempotent-replayed', 'true');
+      return reply.status(201).send(refund);
+    },
+  );
+  app.post(
+    '/api/admin/payments/:paymentId/reconcile/',
+    {
+      schema: {
+        tags: admin,
+        summary: "Ask the provider about a pending payment now and apply its answer (instance admin); answers the payment",
+        params: PaymentParams,
+        response: { 200: Payment, ...errorResponses(403, 404, 502) },
+      },
+    },
+    async (req) => reconcile.reconcileNow(actorOf(req), req.params.paymentId),
+  );
+  app.get(
+    '/api/workspaces/:slug/billing/plan-check/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Would the workspace fit a plan? Members, projects and custom properties beyond it (admin)',
+        params: WorkspaceParams,
+        querystring: PlanCheckQuery,
+        response: { 200: PlanCheck, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => billing.planCheck(actorOf(req), req.params.slug, req.query.plan_slug),
+  );
+  app.get(
+    '/api/workspaces/:slug/billing/credit-notes/',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'Credit notes of the refunds, newest first (admin)',
+        params: WorkspaceParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(CreditNote), ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => refunds.listCreditNotes(actorOf(req), req.params.slug, req.query),
+  );
+};

@@ -1,0 +1,37 @@
+import type { Db } from '../../db/database.js';
+import { sandboxOrdersRepository, type SandboxOrderRow } from './billing.sandbox.repository.js';
+import type { SandboxOrder, SandboxStore } from './paytr/sandbox.js';
+
+type Details = Omit<SandboxOrder, 'token' | 'merchantOid' | 'amount' | 'state' | 'refundedAmount' | 'expiresAt'>;
+
+const toOrder = (r: SandboxOrderRow): SandboxOrder => ({
+  ...(r.details as unknown as Details),
+  token: r.token,
+  merchantOid: r.merchant_oid,
+  amount: r.amount,
+  state: r.state,
+  refundedAmount: r.refunded_amount,
+  expiresAt: r.expires_at.getTime(),
+});
+
+/** The sandbox's orders in the database: open payment pages survive a restart, refunds are checked atomically. */
+export function databaseSandboxStore(db: Db): SandboxStore {
+  const repo = sandboxOrdersRepository(db);
+  return {
+    async insert(order) {
+      const { token, merchantOid, amount, expiresAt, state: _s, refundedAmount: _r, ...details } = order;
+      await repo.insert({ token, merchant_oid: merchantOid, amount, expires_at: new Date(expiresAt), details });
+    },
+    byToken: async (token) => {
+      const r = await repo.byToken(token);
+      return r ? toOrder(r) : undefined;
+    },
+    paidByOid: async (oid) => {
+      const r = await repo.paidByOid(oid);
+      return r ? toOrder(r) : undefined;
+    },
+    complete: (token, state) => repo.complete(token, state),
+    addRefund: (oid, amount) => repo.addRefund(oid, amount),
+    sweep: (now) => repo.sweep(new Date(now)),
+  };
+}
