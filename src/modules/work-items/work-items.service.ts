@@ -63,6 +63,7 @@ const stateView = (s: StateRow) => ({
   color: s.color,
   sequence: s.sequence,
   is_default: s.is_default,
+  pauses_sla: s.pauses_sla,
   created_at: iso(s.created_at),
   updated_at: iso(s.updated_at),
 });
@@ -262,7 +263,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
       return (await repo.listStates(projectId)).map(stateView);
     },
 
-    async createState(actor: Actor, slug: string, projectId: string, input: { name: string; group: StateGroup; color?: string }) {
+    async createState(actor: Actor, slug: string, projectId: string, input: { name: string; group: StateGroup; color?: string; pauses_sla?: boolean }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await projectOf(ws.workspaceId, projectId, tx, true);
@@ -277,6 +278,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
             color: input.color ?? DEFAULT_STATES.find((s) => s.group === input.group)!.color,
             sequence: (await repo.maxStateSequence(projectId, tx)) + 1000,
             is_default: false,
+            pauses_sla: input.pauses_sla ?? false,
             created_at: now,
             updated_at: now,
           },
@@ -291,7 +293,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
       slug: string,
       projectId: string,
       stateId: string,
-      input: { name?: string; group?: StateGroup; color?: string },
+      input: { name?: string; group?: StateGroup; color?: string; pauses_sla?: boolean },
     ) {
       try {
         return await db.transaction().execute(async (tx) => {
@@ -307,6 +309,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
             ...(input.name !== undefined && { name: input.name.trim() }),
             ...(input.group !== undefined && { group: input.group }),
             ...(input.color !== undefined && { color: input.color }),
+            ...(input.pauses_sla !== undefined && { pauses_sla: input.pauses_sla }),
             updated_at: clock.now(),
           });
           return stateView(updated!);
