@@ -70,7 +70,23 @@ export interface SlaTrackersTable {
   updated_at: Timestamp;
 }
 
+export type HistoryKind = 'created' | 'state' | 'priority' | 'comment' | 'project_policy';
+
+/** Migration 0601: append-only. */
+export interface IssueHistoryTable {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  seq: Generated<string>;
+  at: Timestamp;
+  actor_id: string | null;
+  kind: HistoryKind;
+  from: ColumnType<unknown, string | null, never>;
+  to: ColumnType<unknown, string | null, never>;
+}
+
 export interface SlaTables {
+  issue_history: IssueHistoryTable;
   sla_policies: SlaPoliciesTable;
   sla_calendars: SlaCalendarsTable;
   sla_rules: SlaRulesTable;

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import { prepared, queryBuilder as qb } from '../../db/prepared.js';
-import type { Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
+import type { HistoryKind, Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
 
 export type SlaRepository = ReturnType<typeof slaRepository>;
 
@@ -258,6 +258,73 @@ export function slaRepository(db: Db) {
         .limit(1)
         .executeTakeFirst()
         .then((r) => r !== undefined);
+    },
+
+    // ---- issue history ------------------------------------------------------------------------------------------
+
+    /** `pauses_sla` of the given states, by id. */
+    async statePauses(tx: Executor, stateIds: string[]) {
+      const rows = await tx.selectFrom('states').select(['id', 'pauses_sla']).where('id', 'in', stateIds).execute();
+      return new Map(rows.map((r) => [r.id, r.pauses_sla]));
+    },
+
+    async appendHistory(
+      tx: Executor,
+      entries: { id: string; workspace_id: string; issue_id: string; at: Date; actor_id: string | null; kind: HistoryKind; from: unknown; to: unknown }[],
+    ) {
+      if (!entries.length) return;
+      await tx
+        .insertInto('issue_history')
+        .values(entries.map((e) => ({ ...e, from: e.from === null ? null : JSON.stringify(e.from), to: e.to === null ? null : JSON.stringify(e.to) })))
+        .execute();
+    },
+
+    /** One `project_policy` entry for every issue of the project, in one statement. */
+    async appendProjectPolicyHistory(
+      tx: Executor,
+      e: { workspaceId: string; projectId: string; at: Date; actorId: string | null; from: string | null; to: string | null },
+    ) {
+      await sql`
+        INSERT INTO issue_history (id, workspace_id, issue_id, at, actor_id, kind, "from", "to")
+        SELECT gen_random_uuid(), i.workspace_id, i.id, ${e.at}, ${e.actorId}, 'project_policy', to_jsonb(${e.from}::text), to_jsonb(${e.to}::text)
+        FROM issues i
+        WHERE i.workspace_id = ${e.workspaceId} AND i.project_id = ${e.projectId}
+        ORDER BY i.id
+      `.execute(tx);
+    },
+
+    issueInProject(workspaceId: string, projectId: string, issueId: string, tx: Executor = db) {
+      return tx
+        .selectFrom('issues')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('id', '=', issueId)
+        .executeTakeFirst()
+        .then((r) => r !== undefined);
+    },
+
+    listHistory(workspaceId: string, issueId: string, page: { offset: number; per_page: number }, tx: Executor = db) {
+      return tx
+        .selectFrom('issue_history')
+        .select(['id', 'at', 'actor_id', 'kind', 'from', 'to'])
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .orderBy('at')
+        .orderBy('seq')
+        .offset(page.offset)
+        .limit(page.per_page)
+        .execute();
+    },
+
+    async countHistory(workspaceId: string, issueId: string, tx: Executor = db) {
+      const row = await tx
+        .selectFrom('issue_history')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
     },
 
     // ---- trackers -----------------------------------------------------------------------------------------------

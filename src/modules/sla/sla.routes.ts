@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, NoContent, pageSchema, SlugParams } from '../../http/schemas.js';
+import { errorResponses, NoContent, PageQuery, pageSchema, SlugParams } from '../../http/schemas.js';
 import {
+  HistoryEntry,
+  HistoryParams,
   Calendar,
   CalendarParams,
   CreateCalendarBody,
@@ -57,6 +59,23 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
       await sla.deletePolicy(actorOf(req), req.params.slug, req.params.policyId);
       return reply.status(204).send();
     },
+  );
+
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/history/',
+    {
+      schema: {
+        tags,
+        summary: 'History of an issue, oldest first: what moves its SLA clocks',
+        description:
+          'Append-only: creation, state moves (with the state group and pauses_sla at the time), priority changes, ' +
+          'comments that count as a response, and changes of the project policy.',
+        params: HistoryParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(HistoryEntry), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => sla.listHistory(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.query),
   );
 
   const C = '/api/workspaces/:slug/sla-calendars/';

@@ -149,3 +149,21 @@ export const UpdateCalendarBody = Type.Object({
   working_hours: Type.Optional(HoursList),
   holidays: Type.Optional(HolidayList),
 });
+
+// ---- issue history (contract 11.3) ------------------------------------------------------------------------------
+
+export const HistoryParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid });
+export const HistoryEntry = Type.Object({
+  id: Uuid,
+  at: Timestamp,
+  actor_id: Type.Union([Uuid, Type.Null()], { description: 'Who made the change; null when unknown (system)' }),
+  kind: Type.Enum(['created', 'state', 'priority', 'comment', 'project_policy']),
+  from: Type.Unknown({
+    description: 'state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; else null',
+  }),
+  to: Type.Unknown({
+    description:
+      'created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; ' +
+      'comment: {comment_id}; project_policy: the policy id or null (the workspace default)',
+  }),
+});

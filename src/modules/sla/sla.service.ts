@@ -17,7 +17,7 @@ import {
   targetMs,
   validateRules,
 } from './sla.domain.js';
-import type { Holiday, WorkingHours } from '../../db/tables/sla.js';
+import type { HistoryKind, Holiday, WorkingHours } from '../../db/tables/sla.js';
 import { sortWorkingHours, validateCalendar } from './sla.calendar.js';
 import type { RuleRow, SlaRepository } from './sla.repository.js';
 
@@ -143,8 +143,46 @@ export function createSlaService(deps: SlaDeps) {
 
   // ---- event handlers: run inside the transaction of the issue change -------------------------------------------
 
+  // ---- issue history: appended in the transaction of the change ------------------------------------------------
+
+  const stateRef = (stateId: string, group: string, pauses: Map<string, boolean>) => ({ state_id: stateId, group, pauses_sla: pauses.get(stateId) ?? false });
+  const entry = (workspaceId: string, issueId: string, at: Date, actorId: string | null, kind: HistoryKind, from: unknown, to: unknown) => ({
+    id: newId(),
+    workspace_id: workspaceId,
+    issue_id: issueId,
+    at,
+    actor_id: actorId,
+    kind,
+    from,
+    to,
+  });
+
+  async function historyOfCreation(tx: Tx, e: EventOf<'issue.created'>) {
+    const { issue } = e;
+    const pauses = await repo.statePauses(tx, [issue.stateId]);
+    await repo.appendHistory(tx, [
+      entry(issue.workspaceId, issue.id, e.at, issue.createdBy, 'created', null, { ...stateRef(issue.stateId, issue.stateGroup, pauses), priority: issue.priority }),
+    ]);
+  }
+
+  async function historyOfUpdate(tx: Tx, e: EventOf<'issue.updated'>) {
+    const { before, after } = e;
+    const entries = [];
+    if (before.stateId !== after.stateId) {
+      const pauses = await repo.statePauses(tx, [before.stateId, after.stateId]);
+      entries.push(
+        entry(after.workspaceId, after.id, e.at, e.actorId ?? null, 'state', stateRef(before.stateId, before.stateGroup, pauses), stateRef(after.stateId, after.stateGroup, pauses)),
+      );
+    }
+    if (before.priority !== after.priority) {
+      entries.push(entry(after.workspaceId, after.id, e.at, e.actorId ?? null, 'priority', before.priority, after.priority));
+    }
+    await repo.appendHistory(tx, entries);
+  }
+
   async function onIssueCreated(tx: Tx, e: EventOf<'issue.created'>) {
     const { issue } = e;
+    await historyOfCreation(tx, e);
     await repo.lockShared(tx, issue.workspaceId);
     // Created straight into a started/completed/cancelled state: that is its response (and resolution) at creation.
     await repo.insertTrackerRow(tx, {
@@ -160,6 +198,7 @@ export function createSlaService(deps: SlaDeps) {
 
   async function onIssueUpdated(tx: Tx, e: EventOf<'issue.updated'>) {
     const { before, after } = e;
+    await historyOfUpdate(tx, e);
     await repo.lockShared(tx, after.workspaceId);
     const stateMoved = before.stateGroup !== after.stateGroup;
     if (stateMoved && RESPONDED_GROUPS.has(after.stateGroup)) await repo.markResponded(tx, after.id, e.at);
@@ -173,12 +212,23 @@ export function createSlaService(deps: SlaDeps) {
   async function onCommentCreated(tx: Tx, e: EventOf<'comment.created'>) {
     // Only a member other than the issue's creator responds (commenting needs membership).
     if (e.authorId === e.issue.createdBy) return;
+    await repo.appendHistory(tx, [entry(e.issue.workspaceId, e.issue.id, e.at, e.authorId, 'comment', null, { comment_id: e.commentId })]);
     await repo.markResponded(tx, e.issue.id, e.at);
   }
 
   async function onProjectPolicyChanged(tx: Tx, e: EventOf<'project.sla_policy_changed'>) {
     if (e.policyId !== null && !(await repo.policyExists(tx, e.workspaceId, e.policyId))) {
       throw invalid('/sla_policy_id', 'is not an SLA policy of this workspace');
+    }
+    if (e.previousPolicyId !== undefined) {
+      await repo.appendProjectPolicyHistory(tx, {
+        workspaceId: e.workspaceId,
+        projectId: e.projectId,
+        at: e.at,
+        actorId: e.actorId ?? null,
+        from: e.previousPolicyId,
+        to: e.policyId,
+      });
     }
     await repo.lockExclusive(tx, e.workspaceId);
     await repo.recompute(tx, e.workspaceId, { kind: 'project', projectId: e.projectId }, e.at);
@@ -330,6 +380,23 @@ export function createSlaService(deps: SlaDeps) {
         if (await repo.calendarInUse(tx, ws.workspaceId, calendarId)) throw conflict('The calendar is used by an SLA policy');
         await repo.deleteCalendar(tx, calendarId);
       });
+    },
+
+    // ---- issue history ----------------------------------------------------------------------------------------
+
+    async listHistory(actor: Actor, slug: string, projectId: string, issueId: string, page: PageQuery) {
+      const ws = await identity.access(actor, slug, 'read');
+      if (!(await repo.issueInProject(ws.workspaceId, projectId, issueId))) throw notFound('Issue');
+      const rows = await repo.listHistory(ws.workspaceId, issueId, page);
+      const total =
+        rows.length < page.per_page && (rows.length > 0 || page.offset === 0)
+          ? page.offset + rows.length
+          : await repo.countHistory(ws.workspaceId, issueId);
+      return pageOf(
+        rows.map((r) => ({ id: r.id, at: iso(r.at), actor_id: r.actor_id, kind: r.kind, from: r.from ?? null, to: r.to ?? null })),
+        total,
+        page,
+      );
     },
 
     // ---- trackers ---------------------------------------------------------------------------------------------

@@ -99,6 +99,7 @@ export const issueSnapshot = (i: IssueRow): IssueSnapshot => ({
   workspaceId: i.workspace_id,
   projectId: i.project_id,
   priority: i.priority,
+  stateId: i.state_id,
   stateGroup: i.state_group,
   createdBy: i.created_by,
   createdAt: i.created_at,
@@ -235,6 +236,8 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
               workspaceId: ws.workspaceId,
               projectId: project.id,
               policyId: input.sla_policy_id,
+              previousPolicyId: project.sla_policy_id,
+              actorId: actor.userId,
             });
           }
           return projectView(updated);
@@ -428,7 +431,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
         }
         const after = await repo.updateIssue(tx, issueId, patch);
         if (after.priority !== before.priority || after.state_id !== before.state_id) {
-          await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after) });
+          await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after), actorId: actor.userId });
         }
         return issueView(after);
       });
