@@ -25,7 +25,20 @@ export interface CompiledCalendar {
   byWeekday: [number, number][][];
   dates: Set<string>;
   monthDays: Set<string>;
+  /** local days already turned into UTC, by days since 1970-01-01 of the local date (a bounded memo) */
+  days: Map<number, LocalDay>;
 }
+
+interface LocalDay {
+  /** UTC instant of the local day's start, and of the next local day's start */
+  start: number;
+  next: number;
+  /** working intervals of the day in UTC (empty on a holiday) */
+  intervals: [number, number][];
+}
+
+const DAY_MS = 86_400_000;
+const MAX_MEMO_DAYS = 20_000;
 
 export function compileCalendar(c: CalendarSpec): CompiledCalendar {
   const byWeekday: [number, number][][] = Array.from({ length: 8 }, () => []);
@@ -36,7 +49,42 @@ export function compileCalendar(c: CalendarSpec): CompiledCalendar {
     byWeekday,
     dates: new Set(c.holidays.filter((h) => !h.recurring).map((h) => h.date)),
     monthDays: new Set(c.holidays.filter((h) => h.recurring).map((h) => h.date.slice(5))),
+    days: new Map(),
   };
+}
+
+/** The local day numbered `n` (days since 1970-01-01 of the local calendar date), built once through Luxon. */
+function localDay(cal: CompiledCalendar, n: number): LocalDay {
+  let d = cal.days.get(n);
+  if (d) return d;
+  const utcDate = new Date(n * DAY_MS);
+  const day = DateTime.fromObject(
+    { year: utcDate.getUTCFullYear(), month: utcDate.getUTCMonth() + 1, day: utcDate.getUTCDate() },
+    { zone: cal.zone },
+  );
+  const next = day.plus({ days: 1 });
+  const intervals: [number, number][] = [];
+  if (!isHoliday(cal, day)) {
+    for (const [s, e] of cal.byWeekday[day.weekday]!) {
+      const a = atMinute(day, next, s);
+      const b = atMinute(day, next, e);
+      if (b > a) intervals.push([a, b]);
+    }
+  }
+  d = { start: day.toMillis(), next: next.toMillis(), intervals };
+  if (cal.days.size >= MAX_MEMO_DAYS) cal.days.clear();
+  cal.days.set(n, d);
+  return d;
+}
+
+/** The number of the local day that contains the instant (offsets stay within a day of UTC). */
+function localDayOf(cal: CompiledCalendar, instant: number): number {
+  const guess = Math.floor(instant / DAY_MS);
+  for (const n of [guess, guess - 1, guess + 1, guess - 2, guess + 2]) {
+    const d = localDay(cal, n);
+    if (instant >= d.start && instant < d.next) return n;
+  }
+  throw new Error('unreachable: no local day contains the instant');
 }
 
 export interface Pause {
@@ -84,18 +132,10 @@ export function* workingIntervals(cal: CompiledCalendar | null, from: number, un
     yield [from, until];
     return;
   }
-  let day = DateTime.fromMillis(from, { zone: cal.zone }).startOf('day');
-  while (day.toMillis() < until) {
-    const next = day.plus({ days: 1 });
-    const intervals = cal.byWeekday[day.weekday]!;
-    if (intervals.length && !isHoliday(cal, day)) {
-      for (const [s, e] of intervals) {
-        const a = atMinute(day, next, s);
-        const b = atMinute(day, next, e);
-        if (b > from && b > a) yield [Math.max(a, from), b];
-      }
-    }
-    day = next;
+  for (let n = localDayOf(cal, from); ; n++) {
+    const day = localDay(cal, n);
+    if (day.start >= until) return;
+    for (const [a, b] of day.intervals) if (b > from) yield [Math.max(a, from), b];
   }
 }
 
