@@ -128,6 +128,14 @@ describe('SLA calendars: create, read, update, delete', () => {
     expect((await api.patch(`${policiesPath(ws)}${policy.id}/`, { calendar_id: null }, { token: ws.admin.token })).status).toBe(200);
     expect((await api.delete(`${calendarsPath(ws)}${used.id}/`, { token: ws.admin.token })).status).toBe(204);
   });
+
+  it('lets a workspace whose policy uses a calendar be deleted', async () => {
+    const { api } = ctx();
+    const ws = await createWorkspace(api);
+    const cal = await createCalendar(api, ws);
+    await createPolicy(api, ws, { calendar_id: cal.id, is_default: true });
+    expect((await api.delete(`/api/workspaces/${ws.slug}/`, { token: ws.admin.token })).status).toBe(204);
+  });
 });
 
 describe('SLA calendars: validation', () => {

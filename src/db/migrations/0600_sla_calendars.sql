@@ -20,9 +20,10 @@ CREATE INDEX sla_calendars_workspace_idx ON sla_calendars (workspace_id, created
 ALTER TABLE sla_policies
   ADD COLUMN calendar_id uuid,
   ADD COLUMN at_risk_percent integer DEFAULT 75 CHECK (at_risk_percent BETWEEN 1 AND 99),
-  -- a calendar in use cannot be deleted (the service answers 409 before this fires)
+  -- a calendar in use cannot be deleted (the service answers 409 before this fires); NO ACTION, not RESTRICT, so
+  -- that deleting a workspace cascades to both in one statement
   ADD CONSTRAINT sla_policies_calendar_fkey FOREIGN KEY (workspace_id, calendar_id)
-    REFERENCES sla_calendars (workspace_id, id) ON DELETE RESTRICT;
+    REFERENCES sla_calendars (workspace_id, id);
 CREATE INDEX sla_policies_calendar_idx ON sla_policies (calendar_id) WHERE calendar_id IS NOT NULL;
 
 ALTER TABLE states ADD COLUMN pauses_sla boolean NOT NULL DEFAULT false;
