@@ -825,6 +825,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of an issue, oldest first: what moves its SLA clocks
+         * @description Append-only: creation, state moves (with the state group and pauses_sla at the time), priority changes, comments that count as a response, and changes of the project policy.
+         */
+        get: operations["getIssueHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/projects/{projectId}/states/": {
         parameters: {
             query?: never;
@@ -879,6 +899,46 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/sla-calendars/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SLA calendars of the workspace */
+        get: operations["listSlaCalendars"];
+        put?: never;
+        /**
+         * Create an SLA calendar (admin)
+         * @description Working hours are local wall-clock intervals in the calendar time zone; holidays remove the whole local day. Policies that name the calendar count only its working time: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC).
+         */
+        post: operations["createSlaCalendar"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/sla-calendars/{calendarId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An SLA calendar */
+        get: operations["getSlaCalendar"];
+        put?: never;
+        post?: never;
+        /** Delete an SLA calendar (admin); 409 while a policy uses it */
+        delete: operations["deleteSlaCalendar"];
+        options?: never;
+        head?: never;
+        /** Update an SLA calendar (admin); only the fields sent change */
+        patch: operations["updateSlaCalendar"];
         trace?: never;
     };
     "/api/workspaces/{slug}/sla-policies/": {
@@ -11738,6 +11798,154 @@ export interface operations {
             };
         };
     };
+    getIssueHistory: {
+        parameters: {
+            query?: {
+                /** @description Items to skip (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            /** @description Who made the change; null when unknown (system) */
+                            actor_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            at: string;
+                            /** @description state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; else null */
+                            from: unknown;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @enum {unknown} */
+                            kind: "created" | "state" | "priority" | "comment" | "project_policy";
+                            /** @description created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; comment: {comment_id}; project_policy: the policy id or null (the workspace default) */
+                            to: unknown;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     listStates: {
         parameters: {
             query?: never;
@@ -11774,6 +11982,8 @@ export interface operations {
                         id: string;
                         is_default: boolean;
                         name: string;
+                        /** @description The SLA clocks stop while an issue is in this state (e.g. "Waiting on customer") */
+                        pauses_sla: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -11902,6 +12112,8 @@ export interface operations {
                     /** @enum {unknown} */
                     group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                     name: string;
+                    /** @description The SLA clocks stop while an issue is in this state; default false */
+                    pauses_sla?: boolean;
                 };
             };
         };
@@ -11928,6 +12140,8 @@ export interface operations {
                         id: string;
                         is_default: boolean;
                         name: string;
+                        /** @description The SLA clocks stop while an issue is in this state (e.g. "Waiting on customer") */
+                        pauses_sla: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -12269,6 +12483,8 @@ export interface operations {
                     /** @enum {unknown} */
                     group?: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                     name?: string;
+                    /** @description The SLA clocks stop while an issue is in this state; default false */
+                    pauses_sla?: boolean;
                 };
             };
         };
@@ -12295,6 +12511,8 @@ export interface operations {
                         id: string;
                         is_default: boolean;
                         name: string;
+                        /** @description The SLA clocks stop while an issue is in this state (e.g. "Waiting on customer") */
+                        pauses_sla: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -12629,6 +12847,874 @@ export interface operations {
             };
         };
     };
+    listSlaCalendars: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        holidays: {
+                            /** @description YYYY-MM-DD; the whole local day is not working time */
+                            date: string;
+                            /** @description Optional label */
+                            name: string;
+                            /** @description Repeats every year on this month and day */
+                            recurring: boolean;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        time_zone: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Sorted by day (mon first), then start */
+                        working_hours: {
+                            /** @enum {unknown} */
+                            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                            /** @description End (after start; 24:00 allowed), local wall-clock HH:MM */
+                            end: string;
+                            /** @description Start, local wall-clock HH:MM */
+                            start: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        workspace_id: string;
+                    }[];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    createSlaCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    holidays?: {
+                        /** @description YYYY-MM-DD; the whole local day is not working time */
+                        date: string;
+                        /** @description Optional label */
+                        name?: string;
+                        /** @description Repeats every year on this month and day; default false */
+                        recurring?: boolean;
+                    }[];
+                    /** @description Calendar name, 1..255 characters */
+                    name: string;
+                    /** @description IANA time zone, e.g. Europe/Istanbul, America/New_York, UTC */
+                    time_zone: string;
+                    /** @description At least one interval; intervals of one day may touch but not overlap. Local wall-clock times: on a DST day 09:00-17:00 stays 09:00-17:00 local */
+                    working_hours: {
+                        /** @enum {unknown} */
+                        day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                        /** @description End (after start; 24:00 allowed), local wall-clock HH:MM */
+                        end: string;
+                        /** @description Start, local wall-clock HH:MM */
+                        start: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        holidays: {
+                            /** @description YYYY-MM-DD; the whole local day is not working time */
+                            date: string;
+                            /** @description Optional label */
+                            name: string;
+                            /** @description Repeats every year on this month and day */
+                            recurring: boolean;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        time_zone: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Sorted by day (mon first), then start */
+                        working_hours: {
+                            /** @enum {unknown} */
+                            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                            /** @description End (after start; 24:00 allowed), local wall-clock HH:MM */
+                            end: string;
+                            /** @description Start, local wall-clock HH:MM */
+                            start: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        workspace_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getSlaCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                calendarId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        holidays: {
+                            /** @description YYYY-MM-DD; the whole local day is not working time */
+                            date: string;
+                            /** @description Optional label */
+                            name: string;
+                            /** @description Repeats every year on this month and day */
+                            recurring: boolean;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        time_zone: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Sorted by day (mon first), then start */
+                        working_hours: {
+                            /** @enum {unknown} */
+                            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                            /** @description End (after start; 24:00 allowed), local wall-clock HH:MM */
+                            end: string;
+                            /** @description Start, local wall-clock HH:MM */
+                            start: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        workspace_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteSlaCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                calendarId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    updateSlaCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                calendarId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    holidays?: {
+                        /** @description YYYY-MM-DD; the whole local day is not working time */
+                        date: string;
+                        /** @description Optional label */
+                        name?: string;
+                        /** @description Repeats every year on this month and day; default false */
+                        recurring?: boolean;
+                    }[];
+                    /** @description Calendar name, 1..255 characters */
+                    name?: string;
+                    /** @description IANA time zone, e.g. Europe/Istanbul, America/New_York, UTC */
+                    time_zone?: string;
+                    /** @description At least one interval; intervals of one day may touch but not overlap. Local wall-clock times: on a DST day 09:00-17:00 stays 09:00-17:00 local */
+                    working_hours?: {
+                        /** @enum {unknown} */
+                        day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                        /** @description End (after start; 24:00 allowed), local wall-clock HH:MM */
+                        end: string;
+                        /** @description Start, local wall-clock HH:MM */
+                        start: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        holidays: {
+                            /** @description YYYY-MM-DD; the whole local day is not working time */
+                            date: string;
+                            /** @description Optional label */
+                            name: string;
+                            /** @description Repeats every year on this month and day */
+                            recurring: boolean;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        time_zone: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /** @description Sorted by day (mon first), then start */
+                        working_hours: {
+                            /** @enum {unknown} */
+                            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                            /** @description End (after start; 24:00 allowed), local wall-clock HH:MM */
+                            end: string;
+                            /** @description Start, local wall-clock HH:MM */
+                            start: string;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        workspace_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     listSlaPolicies: {
         parameters: {
             query?: never;
@@ -12648,6 +13734,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75 */
+                        at_risk_percent: number | null;
+                        /** @description SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). */
+                        calendar_id: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -12771,6 +13861,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75 */
+                    at_risk_percent?: number | null;
+                    /** @description SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). */
+                    calendar_id?: string | null;
                     description?: string;
                     /** @description Makes this the default (unsetting the previous one); default false */
                     is_default?: boolean;
@@ -12799,6 +13893,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75 */
+                        at_risk_percent: number | null;
+                        /** @description SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). */
+                        calendar_id: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -13110,6 +14208,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75 */
+                    at_risk_percent?: number | null;
+                    /** @description SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). */
+                    calendar_id?: string | null;
                     description?: string;
                     is_default?: boolean;
                     /** @description Policy name, 1..255 characters */
@@ -13137,6 +14239,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75 */
+                        at_risk_percent: number | null;
+                        /** @description SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). */
+                        calendar_id: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z

@@ -11,6 +11,7 @@ export interface IssueSnapshot {
   workspaceId: string;
   projectId: string;
   priority: Priority;
+  stateId: string;
   stateGroup: StateGroup;
   createdBy: string;
   createdAt: Date;
@@ -18,7 +19,8 @@ export interface IssueSnapshot {
 
 export type DomainEvent =
   | { type: 'issue.created'; at: Date; issue: IssueSnapshot }
-  | { type: 'issue.updated'; at: Date; before: IssueSnapshot; after: IssueSnapshot }
+  /** `actorId`: who made the change (issue history); absent for changes made by the system. */
+  | { type: 'issue.updated'; at: Date; before: IssueSnapshot; after: IssueSnapshot; actorId?: string }
   | { type: 'issue.deleted'; at: Date; issue: IssueSnapshot }
   | { type: 'comment.created'; at: Date; issue: IssueSnapshot; authorId: string; commentId: string }
   | {
@@ -27,6 +29,9 @@ export type DomainEvent =
       workspaceId: string;
       projectId: string;
       policyId: string | null;
+      /** The project's policy before the change (issue history); absent for a new project. */
+      previousPolicyId?: string | null;
+      actorId?: string;
     };
 
 export type EventType = DomainEvent['type'];

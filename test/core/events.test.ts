@@ -8,7 +8,7 @@ describe('event bus', () => {
     bus.subscribe('issue.deleted', async (tx, e) => void seen.push(`a:${tx}:${e.issue.id}`));
     bus.subscribe('issue.deleted', async (tx, e) => void seen.push(`b:${tx}:${e.issue.id}`));
     bus.subscribe('comment.created', async () => void seen.push('never'));
-    const issue = { id: 'i1', workspaceId: 'w', projectId: 'p', priority: 'none' as const, stateGroup: 'backlog' as const, createdBy: 'u', createdAt: new Date() };
+    const issue = { id: 'i1', workspaceId: 'w', projectId: 'p', priority: 'none' as const, stateId: 's', stateGroup: 'backlog' as const, createdBy: 'u', createdAt: new Date() };
     await bus.publish('tx1', { type: 'issue.deleted', at: new Date(), issue });
     expect(seen).toEqual(['a:tx1:i1', 'b:tx1:i1']);
   });

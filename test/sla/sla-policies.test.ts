@@ -21,6 +21,8 @@ describe('SLA policies: create and list', () => {
       name: 'Basic',
       description: '',
       is_default: false,
+      calendar_id: null,
+      at_risk_percent: 75,
       rules: [],
       created_at: clock.now().toISOString(),
       updated_at: clock.now().toISOString(),

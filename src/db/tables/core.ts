@@ -64,6 +64,8 @@ export interface StatesTable {
   color: string;
   sequence: number;
   is_default: Generated<boolean>;
+  /** Migration 0600 (SLA): the SLA clock stops while an issue is in this state. */
+  pauses_sla: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -10,6 +10,35 @@ export interface SlaPoliciesTable {
   name: string;
   description: Generated<string>;
   is_default: Generated<boolean>;
+  /** Migration 0600: null means all time is working time. */
+  calendar_id: Generated<string | null>;
+  /** Migration 0600: 1..99, or null for no warning. */
+  at_risk_percent: ColumnType<number | null, number | null | undefined, number | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+export interface WorkingHours {
+  day: Weekday;
+  start: string;
+  end: string;
+}
+export interface Holiday {
+  date: string;
+  name: string;
+  recurring: boolean;
+}
+
+/** Migration 0600. */
+export interface SlaCalendarsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: Generated<string>;
+  time_zone: string;
+  working_hours: ColumnType<WorkingHours[], string, string>;
+  holidays: ColumnType<Holiday[], string, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -41,8 +70,25 @@ export interface SlaTrackersTable {
   updated_at: Timestamp;
 }
 
+export type HistoryKind = 'created' | 'state' | 'priority' | 'comment' | 'project_policy';
+
+/** Migration 0601: append-only. */
+export interface IssueHistoryTable {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  seq: Generated<string>;
+  at: Timestamp;
+  actor_id: string | null;
+  kind: HistoryKind;
+  from: ColumnType<unknown, string | null, never>;
+  to: ColumnType<unknown, string | null, never>;
+}
+
 export interface SlaTables {
+  issue_history: IssueHistoryTable;
   sla_policies: SlaPoliciesTable;
+  sla_calendars: SlaCalendarsTable;
   sla_rules: SlaRulesTable;
   sla_trackers: SlaTrackersTable;
 }

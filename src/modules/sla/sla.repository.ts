@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import { prepared, queryBuilder as qb } from '../../db/prepared.js';
-import type { RulePriority } from '../../db/tables/sla.js';
+import type { HistoryKind, Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
 
 export type SlaRepository = ReturnType<typeof slaRepository>;
 
@@ -15,7 +15,16 @@ export type RecomputeScope =
   | { kind: 'unowned' }
   | { kind: 'workspace' };
 
-const policyColumns = ['id', 'workspace_id', 'name', 'description', 'is_default', 'created_at', 'updated_at'] as const;
+const policyColumns = ['id', 'workspace_id', 'name', 'description', 'is_default', 'calendar_id', 'at_risk_percent', 'created_at', 'updated_at'] as const;
+const calendarColumns = ['id', 'workspace_id', 'name', 'description', 'time_zone', 'working_hours', 'holidays', 'created_at', 'updated_at'] as const;
+
+export interface CalendarValues {
+  name: string;
+  description: string;
+  time_zone: string;
+  working_hours: WorkingHours[];
+  holidays: Holiday[];
+}
 const ruleColumns = ['policy_id', 'priority', 'response_time_h', 'resolution_time_h'] as const;
 const trackerColumns = [
   't.id',
@@ -138,7 +147,10 @@ export function slaRepository(db: Db) {
         .execute();
     },
 
-    insertPolicy(tx: Executor, p: { id: string; workspace_id: string; name: string; description: string; is_default: boolean; now: Date }) {
+    insertPolicy(
+      tx: Executor,
+      p: { id: string; workspace_id: string; name: string; description: string; is_default: boolean; calendar_id: string | null; at_risk_percent: number | null; now: Date },
+    ) {
       const { now, ...values } = p;
       return tx
         .insertInto('sla_policies')
@@ -150,7 +162,9 @@ export function slaRepository(db: Db) {
     updatePolicy(
       tx: Executor,
       policyId: string,
-      patch: Partial<{ name: string; description: string; is_default: boolean }> & { updated_at: Date },
+      patch: Partial<{ name: string; description: string; is_default: boolean; calendar_id: string | null; at_risk_percent: number | null }> & {
+        updated_at: Date;
+      },
     ) {
       return tx.updateTable('sla_policies').set(patch).where('id', '=', policyId).returning(policyColumns).executeTakeFirstOrThrow();
     },
@@ -188,6 +202,129 @@ export function slaRepository(db: Db) {
         .where('id', '=', policyId)
         .executeTakeFirst()
         .then((r) => r !== undefined);
+    },
+
+    // ---- calendars ----------------------------------------------------------------------------------------------
+
+    listCalendars(workspaceId: string, tx: Executor = db) {
+      return tx
+        .selectFrom('sla_calendars')
+        .select(calendarColumns)
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+    },
+
+    findCalendar(workspaceId: string, calendarId: string, tx: Executor = db, lock = false) {
+      let q = tx.selectFrom('sla_calendars').select(calendarColumns).where('workspace_id', '=', workspaceId).where('id', '=', calendarId);
+      if (lock) q = q.forUpdate();
+      return q.executeTakeFirst();
+    },
+
+    insertCalendar(tx: Executor, c: CalendarValues & { id: string; workspace_id: string; now: Date }) {
+      const { now, working_hours, holidays, ...values } = c;
+      return tx
+        .insertInto('sla_calendars')
+        .values({ ...values, working_hours: JSON.stringify(working_hours), holidays: JSON.stringify(holidays), created_at: now, updated_at: now })
+        .returning(calendarColumns)
+        .executeTakeFirstOrThrow();
+    },
+
+    updateCalendar(tx: Executor, calendarId: string, patch: Partial<CalendarValues> & { updated_at: Date }) {
+      const { working_hours, holidays, ...rest } = patch;
+      return tx
+        .updateTable('sla_calendars')
+        .set({
+          ...rest,
+          ...(working_hours !== undefined && { working_hours: JSON.stringify(working_hours) }),
+          ...(holidays !== undefined && { holidays: JSON.stringify(holidays) }),
+        })
+        .where('id', '=', calendarId)
+        .returning(calendarColumns)
+        .executeTakeFirstOrThrow();
+    },
+
+    deleteCalendar(tx: Executor, calendarId: string) {
+      return tx.deleteFrom('sla_calendars').where('id', '=', calendarId).execute();
+    },
+
+    calendarInUse(tx: Executor, workspaceId: string, calendarId: string) {
+      return tx
+        .selectFrom('sla_policies')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('calendar_id', '=', calendarId)
+        .limit(1)
+        .executeTakeFirst()
+        .then((r) => r !== undefined);
+    },
+
+    // ---- issue history ------------------------------------------------------------------------------------------
+
+    /** `pauses_sla` of the given states, by id. */
+    async statePauses(tx: Executor, stateIds: string[]) {
+      const rows = await tx.selectFrom('states').select(['id', 'pauses_sla']).where('id', 'in', stateIds).execute();
+      return new Map(rows.map((r) => [r.id, r.pauses_sla]));
+    },
+
+    async appendHistory(
+      tx: Executor,
+      entries: { id: string; workspace_id: string; issue_id: string; at: Date; actor_id: string | null; kind: HistoryKind; from: unknown; to: unknown }[],
+    ) {
+      if (!entries.length) return;
+      await tx
+        .insertInto('issue_history')
+        .values(entries.map((e) => ({ ...e, from: e.from === null ? null : JSON.stringify(e.from), to: e.to === null ? null : JSON.stringify(e.to) })))
+        .execute();
+    },
+
+    /** One `project_policy` entry for every issue of the project, in one statement. */
+    async appendProjectPolicyHistory(
+      tx: Executor,
+      e: { workspaceId: string; projectId: string; at: Date; actorId: string | null; from: string | null; to: string | null },
+    ) {
+      await sql`
+        INSERT INTO issue_history (id, workspace_id, issue_id, at, actor_id, kind, "from", "to")
+        SELECT gen_random_uuid(), i.workspace_id, i.id, ${e.at}, ${e.actorId}, 'project_policy', to_jsonb(${e.from}::text), to_jsonb(${e.to}::text)
+        FROM issues i
+        WHERE i.workspace_id = ${e.workspaceId} AND i.project_id = ${e.projectId}
+        ORDER BY i.id
+      `.execute(tx);
+    },
+
+    issueInProject(workspaceId: string, projectId: string, issueId: string, tx: Executor = db) {
+      return tx
+        .selectFrom('issues')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('id', '=', issueId)
+        .executeTakeFirst()
+        .then((r) => r !== undefined);
+    },
+
+    listHistory(workspaceId: string, issueId: string, page: { offset: number; per_page: number }, tx: Executor = db) {
+      return tx
+        .selectFrom('issue_history')
+        .select(['id', 'at', 'actor_id', 'kind', 'from', 'to'])
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .orderBy('at')
+        .orderBy('seq')
+        .offset(page.offset)
+        .limit(page.per_page)
+        .execute();
+    },
+
+    async countHistory(workspaceId: string, issueId: string, tx: Executor = db) {
+      const row = await tx
+        .selectFrom('issue_history')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
     },
 
     // ---- trackers -----------------------------------------------------------------------------------------------

@@ -1,8 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, NoContent, pageSchema, SlugParams } from '../../http/schemas.js';
+import { errorResponses, NoContent, PageQuery, pageSchema, SlugParams } from '../../http/schemas.js';
 import {
+  HistoryEntry,
+  HistoryParams,
+  Calendar,
+  CalendarParams,
+  CreateCalendarBody,
+  UpdateCalendarBody,
   BreachedQuery,
   BreachedTracker,
   CreatePolicyBody,
@@ -51,6 +57,78 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
     },
     async (req, reply) => {
       await sla.deletePolicy(actorOf(req), req.params.slug, req.params.policyId);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/history/',
+    {
+      schema: {
+        tags,
+        summary: 'History of an issue, oldest first: what moves its SLA clocks',
+        description:
+          'Append-only: creation, state moves (with the state group and pauses_sla at the time), priority changes, ' +
+          'comments that count as a response, and changes of the project policy.',
+        params: HistoryParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(HistoryEntry), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => sla.listHistory(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.query),
+  );
+
+  const C = '/api/workspaces/:slug/sla-calendars/';
+  app.get(C, { schema: { tags, summary: 'SLA calendars of the workspace', params: SlugParams, response: { 200: Type.Array(Calendar), ...errorResponses(404) } } }, async (req) =>
+    sla.listCalendars(actorOf(req), req.params.slug),
+  );
+  app.post(
+    C,
+    {
+      schema: {
+        tags,
+        summary: 'Create an SLA calendar (admin)',
+        description:
+          'Working hours are local wall-clock intervals in the calendar time zone; holidays remove the whole local day. ' +
+          'Policies that name the calendar count only its working time: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue ' +
+          'created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC).',
+        params: SlugParams,
+        body: CreateCalendarBody,
+        response: { 201: Calendar, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await sla.createCalendar(actorOf(req), req.params.slug, req.body)),
+  );
+  app.get(
+    `${C}:calendarId/`,
+    { schema: { tags, summary: 'An SLA calendar', params: CalendarParams, response: { 200: Calendar, ...errorResponses(400, 404) } } },
+    async (req) => sla.getCalendar(actorOf(req), req.params.slug, req.params.calendarId),
+  );
+  app.patch(
+    `${C}:calendarId/`,
+    {
+      schema: {
+        tags,
+        summary: 'Update an SLA calendar (admin); only the fields sent change',
+        params: CalendarParams,
+        body: UpdateCalendarBody,
+        response: { 200: Calendar, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => sla.updateCalendar(actorOf(req), req.params.slug, req.params.calendarId, req.body),
+  );
+  app.delete(
+    `${C}:calendarId/`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete an SLA calendar (admin); 409 while a policy uses it',
+        params: CalendarParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
+    async (req, reply) => {
+      await sla.deleteCalendar(actorOf(req), req.params.slug, req.params.calendarId);
       return reply.status(204).send();
     },
   );

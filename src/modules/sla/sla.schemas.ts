@@ -26,12 +26,24 @@ const Rules = Type.Array(Rule, { maxItems: 100, description: 'At most one rule p
 export const PolicyParams = Type.Object({ slug: Slug, policyId: Uuid });
 export const IssueSlaParams = Type.Object({ slug: Slug, issueId: Uuid });
 
+const CalendarRef = Type.Union([Uuid, Type.Null()], {
+  description:
+    'SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). ' +
+    'Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target ' +
+    'is due Monday 12:00 local (09:00 UTC).',
+});
+const AtRiskPercent = Type.Union([Type.Integer({ minimum: 1, maximum: 99 }), Type.Null()], {
+  description: 'A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75',
+});
+
 export const Policy = Type.Object({
   id: Uuid,
   workspace_id: Uuid,
   name: Type.String(),
   description: Type.String(),
   is_default: Type.Boolean({ description: 'The workspace default: applies to projects that name no policy' }),
+  calendar_id: CalendarRef,
+  at_risk_percent: AtRiskPercent,
   rules: Type.Array(Rule, { description: 'Ordered urgent, high, medium, low' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -41,6 +53,8 @@ export const CreatePolicyBody = Type.Object({
   name: Name,
   description: Type.Optional(Description),
   is_default: Type.Optional(Type.Boolean({ description: 'Makes this the default (unsetting the previous one); default false' })),
+  calendar_id: Type.Optional(CalendarRef),
+  at_risk_percent: Type.Optional(AtRiskPercent),
   rules: Type.Optional(Rules),
 });
 
@@ -48,6 +62,8 @@ export const UpdatePolicyBody = Type.Object({
   name: Type.Optional(Name),
   description: Type.Optional(Description),
   is_default: Type.Optional(Type.Boolean()),
+  calendar_id: Type.Optional(CalendarRef),
+  at_risk_percent: Type.Optional(AtRiskPercent),
   rules: Type.Optional(Type.Array(Rule, { maxItems: 100, description: 'Replaces every rule of the policy' })),
 });
 
@@ -76,3 +92,78 @@ export const IssueSummary = Type.Object({
 export const BreachedTracker = Type.Object({ ...Tracker.properties, issue: IssueSummary });
 
 export const BreachedQuery = PageQuery;
+
+// ---- calendars (contract 11.1) ----------------------------------------------------------------------------------
+
+const WeekdaySchema = Type.Enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+const Clock = (what: string) => Type.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$', description: `${what}, local wall-clock HH:MM` });
+export const WorkingHoursSchema = Type.Object({
+  day: WeekdaySchema,
+  start: Clock('Start'),
+  end: Clock('End (after start; 24:00 allowed)'),
+});
+export const HolidaySchema = Type.Object({
+  date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'YYYY-MM-DD; the whole local day is not working time' }),
+  name: Type.String({ maxLength: 255, description: 'Optional label' }),
+  recurring: Type.Boolean({ description: 'Repeats every year on this month and day' }),
+});
+const HolidayInput = Type.Object({
+  date: HolidaySchema.properties.date,
+  name: Type.Optional(HolidaySchema.properties.name),
+  recurring: Type.Optional(Type.Boolean({ description: 'Repeats every year on this month and day; default false' })),
+});
+const CalendarName = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'Calendar name, 1..255 characters' });
+const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Istanbul, America/New_York, UTC' });
+const HoursList = Type.Array(WorkingHoursSchema, {
+  maxItems: 700,
+  description: 'At least one interval; intervals of one day may touch but not overlap. Local wall-clock times: on a DST day 09:00-17:00 stays 09:00-17:00 local',
+});
+const HolidayList = Type.Array(HolidayInput, { maxItems: 1000 });
+
+export const CalendarParams = Type.Object({ slug: Slug, calendarId: Uuid });
+
+export const Calendar = Type.Object({
+  id: Uuid,
+  workspace_id: Uuid,
+  name: Type.String(),
+  description: Type.String(),
+  time_zone: Type.String(),
+  working_hours: Type.Array(WorkingHoursSchema, { description: 'Sorted by day (mon first), then start' }),
+  holidays: Type.Array(HolidaySchema),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const CreateCalendarBody = Type.Object({
+  name: CalendarName,
+  description: Type.Optional(Description),
+  time_zone: TimeZone,
+  working_hours: HoursList,
+  holidays: Type.Optional(HolidayList),
+});
+
+export const UpdateCalendarBody = Type.Object({
+  name: Type.Optional(CalendarName),
+  description: Type.Optional(Description),
+  time_zone: Type.Optional(TimeZone),
+  working_hours: Type.Optional(HoursList),
+  holidays: Type.Optional(HolidayList),
+});
+
+// ---- issue history (contract 11.3) ------------------------------------------------------------------------------
+
+export const HistoryParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid });
+export const HistoryEntry = Type.Object({
+  id: Uuid,
+  at: Timestamp,
+  actor_id: Type.Union([Uuid, Type.Null()], { description: 'Who made the change; null when unknown (system)' }),
+  kind: Type.Enum(['created', 'state', 'priority', 'comment', 'project_policy']),
+  from: Type.Unknown({
+    description: 'state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; else null',
+  }),
+  to: Type.Unknown({
+    description:
+      'created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; ' +
+      'comment: {comment_id}; project_policy: the policy id or null (the workspace default)',
+  }),
+});

@@ -1,7 +1,7 @@
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
-import { AppError, invalid, notFound } from '../../kernel/errors.js';
+import { AppError, conflict, invalid, notFound } from '../../kernel/errors.js';
 import type { EventBus, EventOf } from '../../kernel/events.js';
 import { newId } from '../../kernel/ids.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
@@ -17,6 +17,8 @@ import {
   targetMs,
   validateRules,
 } from './sla.domain.js';
+import type { HistoryKind, Holiday, WorkingHours } from '../../db/tables/sla.js';
+import { sortWorkingHours, validateCalendar } from './sla.calendar.js';
 import type { RuleRow, SlaRepository } from './sla.repository.js';
 
 export interface SlaDeps {
@@ -35,7 +37,39 @@ export interface PolicyInput {
   name?: string;
   description?: string;
   is_default?: boolean;
+  calendar_id?: string | null;
+  at_risk_percent?: number | null;
   rules?: RuleInput[];
+}
+
+export interface CalendarInput {
+  name?: string;
+  description?: string;
+  time_zone?: string;
+  working_hours?: WorkingHours[];
+  holidays?: { date: string; name?: string; recurring?: boolean }[];
+}
+
+type CalendarRow = Awaited<ReturnType<SlaRepository['insertCalendar']>>;
+
+const calendarView = (c: CalendarRow) => ({
+  id: c.id,
+  workspace_id: c.workspace_id,
+  name: c.name,
+  description: c.description,
+  time_zone: c.time_zone,
+  working_hours: sortWorkingHours(c.working_hours),
+  holidays: c.holidays,
+  created_at: iso(c.created_at),
+  updated_at: iso(c.updated_at),
+});
+
+const holidayRows = (holidays: NonNullable<CalendarInput['holidays']>): Holiday[] =>
+  holidays.map((h) => ({ date: h.date, name: h.name ?? '', recurring: h.recurring ?? false }));
+
+function assertCalendar(input: CalendarInput): void {
+  const errors = validateCalendar({ ...input, holidays: input.holidays && holidayRows(input.holidays) });
+  if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
 }
 
 const policyView = (p: PolicyRow, rules: RuleView[]) => ({
@@ -44,6 +78,8 @@ const policyView = (p: PolicyRow, rules: RuleView[]) => ({
   name: p.name,
   description: p.description,
   is_default: p.is_default,
+  calendar_id: p.calendar_id,
+  at_risk_percent: p.at_risk_percent,
   rules: sortRules(rules).map((r) => ({ priority: r.priority, response_time_h: r.response_time_h, resolution_time_h: r.resolution_time_h })),
   created_at: iso(p.created_at),
   updated_at: iso(p.updated_at),
@@ -99,10 +135,54 @@ export function createSlaService(deps: SlaDeps) {
     return policies.map((p) => policyView(p, rules.filter((r) => r.policy_id === p.id)));
   }
 
+  async function assertCalendarRef(tx: Executor, workspaceId: string, calendarId: string | null | undefined) {
+    if (calendarId && !(await repo.findCalendar(workspaceId, calendarId, tx))) {
+      throw invalid('/calendar_id', 'is not an SLA calendar of this workspace');
+    }
+  }
+
   // ---- event handlers: run inside the transaction of the issue change -------------------------------------------
+
+  // ---- issue history: appended in the transaction of the change ------------------------------------------------
+
+  const stateRef = (stateId: string, group: string, pauses: Map<string, boolean>) => ({ state_id: stateId, group, pauses_sla: pauses.get(stateId) ?? false });
+  const entry = (workspaceId: string, issueId: string, at: Date, actorId: string | null, kind: HistoryKind, from: unknown, to: unknown) => ({
+    id: newId(),
+    workspace_id: workspaceId,
+    issue_id: issueId,
+    at,
+    actor_id: actorId,
+    kind,
+    from,
+    to,
+  });
+
+  async function historyOfCreation(tx: Tx, e: EventOf<'issue.created'>) {
+    const { issue } = e;
+    const pauses = await repo.statePauses(tx, [issue.stateId]);
+    await repo.appendHistory(tx, [
+      entry(issue.workspaceId, issue.id, e.at, issue.createdBy, 'created', null, { ...stateRef(issue.stateId, issue.stateGroup, pauses), priority: issue.priority }),
+    ]);
+  }
+
+  async function historyOfUpdate(tx: Tx, e: EventOf<'issue.updated'>) {
+    const { before, after } = e;
+    const entries = [];
+    if (before.stateId !== after.stateId) {
+      const pauses = await repo.statePauses(tx, [before.stateId, after.stateId]);
+      entries.push(
+        entry(after.workspaceId, after.id, e.at, e.actorId ?? null, 'state', stateRef(before.stateId, before.stateGroup, pauses), stateRef(after.stateId, after.stateGroup, pauses)),
+      );
+    }
+    if (before.priority !== after.priority) {
+      entries.push(entry(after.workspaceId, after.id, e.at, e.actorId ?? null, 'priority', before.priority, after.priority));
+    }
+    await repo.appendHistory(tx, entries);
+  }
 
   async function onIssueCreated(tx: Tx, e: EventOf<'issue.created'>) {
     const { issue } = e;
+    await historyOfCreation(tx, e);
     await repo.lockShared(tx, issue.workspaceId);
     // Created straight into a started/completed/cancelled state: that is its response (and resolution) at creation.
     await repo.insertTrackerRow(tx, {
@@ -118,6 +198,7 @@ export function createSlaService(deps: SlaDeps) {
 
   async function onIssueUpdated(tx: Tx, e: EventOf<'issue.updated'>) {
     const { before, after } = e;
+    await historyOfUpdate(tx, e);
     await repo.lockShared(tx, after.workspaceId);
     const stateMoved = before.stateGroup !== after.stateGroup;
     if (stateMoved && RESPONDED_GROUPS.has(after.stateGroup)) await repo.markResponded(tx, after.id, e.at);
@@ -131,12 +212,23 @@ export function createSlaService(deps: SlaDeps) {
   async function onCommentCreated(tx: Tx, e: EventOf<'comment.created'>) {
     // Only a member other than the issue's creator responds (commenting needs membership).
     if (e.authorId === e.issue.createdBy) return;
+    await repo.appendHistory(tx, [entry(e.issue.workspaceId, e.issue.id, e.at, e.authorId, 'comment', null, { comment_id: e.commentId })]);
     await repo.markResponded(tx, e.issue.id, e.at);
   }
 
   async function onProjectPolicyChanged(tx: Tx, e: EventOf<'project.sla_policy_changed'>) {
     if (e.policyId !== null && !(await repo.policyExists(tx, e.workspaceId, e.policyId))) {
       throw invalid('/sla_policy_id', 'is not an SLA policy of this workspace');
+    }
+    if (e.previousPolicyId !== undefined) {
+      await repo.appendProjectPolicyHistory(tx, {
+        workspaceId: e.workspaceId,
+        projectId: e.projectId,
+        at: e.at,
+        actorId: e.actorId ?? null,
+        from: e.previousPolicyId,
+        to: e.policyId,
+      });
     }
     await repo.lockExclusive(tx, e.workspaceId);
     await repo.recompute(tx, e.workspaceId, { kind: 'project', projectId: e.projectId }, e.at);
@@ -162,6 +254,7 @@ export function createSlaService(deps: SlaDeps) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         assertRules(input.rules);
+        await assertCalendarRef(tx, ws.workspaceId, input.calendar_id);
         await repo.lockExclusive(tx, ws.workspaceId);
         const now = clock.now();
         const isDefault = input.is_default ?? false;
@@ -172,6 +265,8 @@ export function createSlaService(deps: SlaDeps) {
           name: input.name.trim(),
           description: input.description ?? '',
           is_default: isDefault,
+          calendar_id: input.calendar_id ?? null,
+          at_risk_percent: input.at_risk_percent === undefined ? 75 : input.at_risk_percent,
           now,
         });
         const rules = ruleRows(input.rules ?? []);
@@ -186,6 +281,7 @@ export function createSlaService(deps: SlaDeps) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         assertRules(input.rules);
+        await assertCalendarRef(tx, ws.workspaceId, input.calendar_id);
         await repo.lockExclusive(tx, ws.workspaceId);
         const current = await repo.findPolicy(ws.workspaceId, policyId, tx, true);
         if (!current) throw notFound('SLA policy');
@@ -196,6 +292,8 @@ export function createSlaService(deps: SlaDeps) {
           ...(input.name !== undefined && { name: input.name.trim() }),
           ...(input.description !== undefined && { description: input.description }),
           ...(input.is_default !== undefined && { is_default: input.is_default }),
+          ...(input.calendar_id !== undefined && { calendar_id: input.calendar_id }),
+          ...(input.at_risk_percent !== undefined && { at_risk_percent: input.at_risk_percent }),
           updated_at: now,
         });
         if (input.rules !== undefined) {
@@ -220,6 +318,85 @@ export function createSlaService(deps: SlaDeps) {
         await repo.deletePolicy(tx, policyId);
         await repo.recompute(tx, ws.workspaceId, { kind: 'workspace' }, now);
       });
+    },
+
+    // ---- calendars --------------------------------------------------------------------------------------------
+
+    async listCalendars(actor: Actor, slug: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      return (await repo.listCalendars(ws.workspaceId)).map(calendarView);
+    },
+
+    async getCalendar(actor: Actor, slug: string, calendarId: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      const calendar = await repo.findCalendar(ws.workspaceId, calendarId);
+      if (!calendar) throw notFound('SLA calendar');
+      return calendarView(calendar);
+    },
+
+    async createCalendar(actor: Actor, slug: string, input: CalendarInput & { name: string; time_zone: string; working_hours: WorkingHours[] }) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        assertCalendar(input);
+        const calendar = await repo.insertCalendar(tx, {
+          id: newId(),
+          workspace_id: ws.workspaceId,
+          name: input.name.trim(),
+          description: input.description ?? '',
+          time_zone: input.time_zone,
+          working_hours: sortWorkingHours(input.working_hours),
+          holidays: holidayRows(input.holidays ?? []),
+          now: clock.now(),
+        });
+        return calendarView(calendar);
+      });
+    },
+
+    async updateCalendar(actor: Actor, slug: string, calendarId: string, input: CalendarInput) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        assertCalendar(input);
+        await repo.lockExclusive(tx, ws.workspaceId);
+        const current = await repo.findCalendar(ws.workspaceId, calendarId, tx, true);
+        if (!current) throw notFound('SLA calendar');
+        const updated = await repo.updateCalendar(tx, calendarId, {
+          ...(input.name !== undefined && { name: input.name.trim() }),
+          ...(input.description !== undefined && { description: input.description }),
+          ...(input.time_zone !== undefined && { time_zone: input.time_zone }),
+          ...(input.working_hours !== undefined && { working_hours: sortWorkingHours(input.working_hours) }),
+          ...(input.holidays !== undefined && { holidays: holidayRows(input.holidays) }),
+          updated_at: clock.now(),
+        });
+        return calendarView(updated);
+      });
+    },
+
+    async deleteCalendar(actor: Actor, slug: string, calendarId: string) {
+      await db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'manage', tx);
+        await repo.lockExclusive(tx, ws.workspaceId);
+        const calendar = await repo.findCalendar(ws.workspaceId, calendarId, tx, true);
+        if (!calendar) throw notFound('SLA calendar');
+        if (await repo.calendarInUse(tx, ws.workspaceId, calendarId)) throw conflict('The calendar is used by an SLA policy');
+        await repo.deleteCalendar(tx, calendarId);
+      });
+    },
+
+    // ---- issue history ----------------------------------------------------------------------------------------
+
+    async listHistory(actor: Actor, slug: string, projectId: string, issueId: string, page: PageQuery) {
+      const ws = await identity.access(actor, slug, 'read');
+      if (!(await repo.issueInProject(ws.workspaceId, projectId, issueId))) throw notFound('Issue');
+      const rows = await repo.listHistory(ws.workspaceId, issueId, page);
+      const total =
+        rows.length < page.per_page && (rows.length > 0 || page.offset === 0)
+          ? page.offset + rows.length
+          : await repo.countHistory(ws.workspaceId, issueId);
+      return pageOf(
+        rows.map((r) => ({ id: r.id, at: iso(r.at), actor_id: r.actor_id, kind: r.kind, from: r.from ?? null, to: r.to ?? null })),
+        total,
+        page,
+      );
     },
 
     // ---- trackers ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ export const projectColumns = [
   'created_at',
   'updated_at',
 ] as const;
-export const stateColumns = ['id', 'project_id', 'name', 'group', 'color', 'sequence', 'is_default', 'created_at', 'updated_at'] as const;
+export const stateColumns = ['id', 'project_id', 'name', 'group', 'color', 'sequence', 'is_default', 'pauses_sla', 'created_at', 'updated_at'] as const;
 export const issueColumns = [
   'id',
   'workspace_id',
@@ -106,7 +106,19 @@ export function workItemsRepository(db: Db) {
 
     insertStates(
       tx: Executor,
-      states: { id: string; workspace_id: string; project_id: string; name: string; group: StateGroup; color: string; sequence: number; is_default: boolean; created_at: Date; updated_at: Date }[],
+      states: {
+        id: string;
+        workspace_id: string;
+        project_id: string;
+        name: string;
+        group: StateGroup;
+        color: string;
+        sequence: number;
+        is_default: boolean;
+        pauses_sla?: boolean;
+        created_at: Date;
+        updated_at: Date;
+      }[],
     ) {
       return tx.insertInto('states').values(states).onConflict((oc) => oc.doNothing()).returning(stateColumns).execute();
     },
@@ -141,7 +153,11 @@ export function workItemsRepository(db: Db) {
         .then((r) => r.n ?? 0);
     },
 
-    updateState(tx: Executor, stateId: string, patch: Partial<{ name: string; group: StateGroup; color: string }> & { updated_at: Date }) {
+    updateState(
+      tx: Executor,
+      stateId: string,
+      patch: Partial<{ name: string; group: StateGroup; color: string; pauses_sla: boolean }> & { updated_at: Date },
+    ) {
       return tx.updateTable('states').set(patch).where('id', '=', stateId).returning(stateColumns).executeTakeFirst();
     },
 

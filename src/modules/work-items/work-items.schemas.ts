@@ -49,15 +49,18 @@ export const State = Type.Object({
   color: Type.String(),
   sequence: Type.Number(),
   is_default: Type.Boolean(),
+  pauses_sla: Type.Boolean({ description: 'The SLA clocks stop while an issue is in this state (e.g. "Waiting on customer")' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
-export const CreateStateBody = Type.Object({ name: Name, group: StateGroupSchema, color: Type.Optional(Color) });
+const PausesSla = Type.Boolean({ description: 'The SLA clocks stop while an issue is in this state; default false' });
+export const CreateStateBody = Type.Object({ name: Name, group: StateGroupSchema, color: Type.Optional(Color), pauses_sla: Type.Optional(PausesSla) });
 export const UpdateStateBody = Type.Object({
   name: Type.Optional(Name),
   group: Type.Optional(StateGroupSchema),
   color: Type.Optional(Color),
+  pauses_sla: Type.Optional(PausesSla),
 });
 
 export const Issue = Type.Object({

@@ -77,6 +77,7 @@ const stateView = (s: StateRow) => ({
   color: s.color,
   sequence: s.sequence,
   is_default: s.is_default,
+  pauses_sla: s.pauses_sla,
   created_at: iso(s.created_at),
   updated_at: iso(s.updated_at),
 });
@@ -112,6 +113,7 @@ export const issueSnapshot = (i: IssueRow): IssueSnapshot => ({
   workspaceId: i.workspace_id,
   projectId: i.project_id,
   priority: i.priority,
+  stateId: i.state_id,
   stateGroup: i.state_group,
   createdBy: i.created_by,
   createdAt: i.created_at,
@@ -266,6 +268,8 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
               workspaceId: ws.workspaceId,
               projectId: project.id,
               policyId: input.sla_policy_id,
+              previousPolicyId: project.sla_policy_id,
+              actorId: actor.userId,
             });
           }
           return projectView(updated);
@@ -294,7 +298,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
       return (await repo.listStates(projectId)).map(stateView);
     },
 
-    async createState(actor: Actor, slug: string, projectId: string, input: { name: string; group: StateGroup; color?: string }) {
+    async createState(actor: Actor, slug: string, projectId: string, input: { name: string; group: StateGroup; color?: string; pauses_sla?: boolean }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await projectOf(ws.workspaceId, projectId, tx, true);
@@ -309,6 +313,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
             color: input.color ?? DEFAULT_STATES.find((s) => s.group === input.group)!.color,
             sequence: (await repo.maxStateSequence(projectId, tx)) + 1000,
             is_default: false,
+            pauses_sla: input.pauses_sla ?? false,
             created_at: now,
             updated_at: now,
           },
@@ -323,7 +328,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
       slug: string,
       projectId: string,
       stateId: string,
-      input: { name?: string; group?: StateGroup; color?: string },
+      input: { name?: string; group?: StateGroup; color?: string; pauses_sla?: boolean },
     ) {
       try {
         return await db.transaction().execute(async (tx) => {
@@ -339,6 +344,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
             ...(input.name !== undefined && { name: input.name.trim() }),
             ...(input.group !== undefined && { group: input.group }),
             ...(input.color !== undefined && { color: input.color }),
+            ...(input.pauses_sla !== undefined && { pauses_sla: input.pauses_sla }),
             updated_at: clock.now(),
           });
           return stateView(updated!);
@@ -461,7 +467,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
         }
         const after = await repo.updateIssue(tx, issueId, patch);
         if (after.priority !== before.priority || after.state_id !== before.state_id) {
-          await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after) });
+          await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after), actorId: actor.userId });
         }
         const view = issueView(after);
         const { updated_at: _was, ...previous } = issueView(before);
