@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle, Tx } from './db/database.js';
 import { registerAuthentication } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -72,6 +72,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     genReqId: () => newId(),
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -26,14 +26,43 @@ function convertText(schema: TSchema, value: unknown): unknown {
   return value;
 }
 
+const pointer = (path: string[]): string => path.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
 /**
- * Bodies are checked as sent (no coercion: "12" is not a number). Query strings and path parameters are converted
+ * The JSON pointer of the first string (or key) that holds U+0000, or null. PostgreSQL text cannot store it, so it is
+ * refused for every body, query and path parameter here, in one rule, rather than failing at the database.
+ */
+export function findNul(value: unknown, path: string[] = []): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? pointer(path) : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNul(value[i], [...path, String(i)]);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key.includes('\u0000')) return pointer([...path, key]);
+      const found = findNul(v, [...path, key]);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Text never holds U+0000 (refused first, naming the field). Bodies are checked as sent (no coercion: "12" is not a number). Query strings and path parameters are converted
  * strictly to the schema's types and given its defaults before the check.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
   const convert = httpPart !== 'body';
   return (value: unknown) => {
+    const nul = findNul(value);
+    if (nul !== null) {
+      return { error: [{ instancePath: nul, keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }] as never };
+    }
     const candidate = convert ? Value.Default(schema, convertText(schema, value)) : value;
     if (check.Check(candidate)) return { value: candidate };
     return { error: check.Errors(candidate) as never };
