@@ -63,7 +63,7 @@ const ids: Record<string, string> = {
 const doc = (await api.get('/openapi.json')).body as { paths: Record<string, Record<string, any>> };
 const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item)
-    .filter(([method]) => !(path.includes('/auth/sign-out') || path === '/api/webhooks/provider/callback/'))
+    .filter(() => !(path.includes('/auth/sign-out') || path === '/api/webhooks/provider/callback/'))
     // Deleting the fixtures would turn later requests into plain 404s: DELETE only gets hostile path parameters.
     .map(([method, op]) => ({
       method: method.toUpperCase(),
