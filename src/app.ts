@@ -7,6 +7,7 @@ import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerRateLimits } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { createEventBus } from './kernel/events.js';
@@ -92,6 +93,8 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
   // ---- end billing: plan gate ----
 
+  // Before any route: the plugin adds its hook to the routes registered after it.
+  const limiters = await registerRateLimits(app, config);
   const identity = createIdentityService({
     db,
     repo: identityRepository(db),
@@ -99,7 +102,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
     planGate,
     allowSignup: config.allowSignup,
     sessionTtlDays: config.sessionTtlDays,
-    rateLimits: config.rateLimits,
+    limiters,
   });
   const workspaces = createWorkspacesService({ db, repo: workspacesRepository(db), clock, identity });
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity });

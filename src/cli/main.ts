@@ -6,6 +6,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { createIdentityService, identityRepository } from '../modules/identity/index.js';
 import { allowAllPlanGate } from '../kernel/plan-gate.js';
 import { systemClock } from '../kernel/clock.js';
+import { NO_AUTH_LIMITS } from '../kernel/attempt-limiter.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
       planGate: allowAllPlanGate,
       allowSignup: true,
       sessionTtlDays: config.sessionTtlDays,
-      rateLimits: config.rateLimits,
+      limiters: NO_AUTH_LIMITS,
     });
     const need = (name: 'email' | 'password'): string => {
       const v = values[name];
