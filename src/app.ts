@@ -6,6 +6,7 @@ import { registerAuthentication } from './http/auth.js';
 import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
+import { createMetrics, type PromMetrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
@@ -50,6 +51,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     jobs: PeriodicJob[];
     outbox: Outbox<Tx>;
+    /** The metrics registry (`GET /metrics`); services that record metrics take it in their deps. */
+    metrics: PromMetrics;
   }
 }
 
@@ -84,6 +87,9 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   });
 
   const { db } = database;
+  const metrics = createMetrics();
+  app.decorate('metrics', metrics);
+  if (config.metricsEnabled) registerMetrics(app, metrics, database.pool);
   const events = createEventBus<Tx>();
   // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them.
   const outbox = createOutbox({ repo: webhooksRepository(db), clock });
@@ -115,6 +121,7 @@ export async function buildApp({ config, database, clock = systemClock }: AppOpt
   // ---- sla module ----
   const sla = createSlaService({ db, repo: slaRepository(db), clock, identity });
   sla.subscribe(events);
+  metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   await app.register(slaRoutes, { sla });
   // ---- end sla module ----
 

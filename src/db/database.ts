@@ -13,6 +13,8 @@ export type Executor = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** Connections of the pool, for the metrics (PGlite: its one session). */
+  pool?: { totalCount: number; idleCount: number; waitingCount: number };
   close(): Promise<void>;
 }
 
@@ -27,7 +29,7 @@ export function openPostgres(url: string, poolSize = 10, onError?: (error: Error
   // listener the 'error' event would crash the process.
   pool.on('error', (error) => onError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }
 
 /**
@@ -41,6 +43,7 @@ export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>):
   return {
     db,
     kind: 'pglite',
+    pool,
     close: async () => {
       await db.destroy();
       await onClose?.();
