@@ -28,23 +28,27 @@ function convertText(schema: TSchema, value: unknown): unknown {
 
 const pointer = (path: string[]): string => path.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
+// In a `u` regex a valid surrogate pair is one astral code point; only a lone surrogate is of category Cs.
+const NOT_TEXT = /\u0000|\p{Cs}/u;
+
 /**
- * The JSON pointer of the first string (or key) that holds U+0000, or null. PostgreSQL text cannot store it, so it is
- * refused for every body, query and path parameter here, in one rule, rather than failing at the database.
+ * The JSON pointer of the first string (or key) that holds U+0000 or a lone UTF-16 surrogate, or null. PostgreSQL
+ * text cannot store the first, and the second is not Unicode text (it would be stored as U+FFFD). Refused for every
+ * body, query and path parameter here, in one rule, rather than failing or corrupting at the database.
  */
-export function findNul(value: unknown, path: string[] = []): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? pointer(path) : null;
+export function findBadText(value: unknown, path: string[] = []): string | null {
+  if (typeof value === 'string') return NOT_TEXT.test(value) ? pointer(path) : null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], [...path, String(i)]);
+      const found = findBadText(value[i], [...path, String(i)]);
       if (found !== null) return found;
     }
     return null;
   }
   if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {
-      if (key.includes('\u0000')) return pointer([...path, key]);
-      const found = findNul(v, [...path, key]);
+      if (NOT_TEXT.test(key)) return pointer([...path, key]);
+      const found = findBadText(v, [...path, key]);
       if (found !== null) return found;
     }
   }
@@ -59,9 +63,9 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   const check = Compile(schema);
   const convert = httpPart !== 'body';
   return (value: unknown) => {
-    const nul = findNul(value);
+    const nul = findBadText(value);
     if (nul !== null) {
-      return { error: [{ instancePath: nul, keyword: 'nul', params: {}, message: 'must not contain the character U+0000' }] as never };
+      return { error: [{ instancePath: nul, keyword: 'nul', params: {}, message: 'must be Unicode text without U+0000 or lone surrogates' }] as never };
     }
     const candidate = convert ? Value.Default(schema, convertText(schema, value)) : value;
     if (check.Check(candidate)) return { value: candidate };
