@@ -29,6 +29,7 @@ function convertText(schema: TSchema, value: unknown): unknown {
 const pointer = (path: string[]): string => path.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
 // In a `u` regex a valid surrogate pair is one astral code point; only a lone surrogate is of category Cs.
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this rule refuses
 const NOT_TEXT = /\u0000|\p{Cs}/u;
 
 /**
