@@ -24,6 +24,7 @@ import { allowAllPlanGate } from '../src/kernel/plan-gate.js';
 import { baselinesRepository, createBaselinesService } from '../src/modules/baselines/index.js';
 import { createIdentityService, identityRepository } from '../src/modules/identity/index.js';
 import { createWorkItemsService, workItemsRepository } from '../src/modules/work-items/index.js';
+import { NO_AUTH_LIMITS } from '../src/kernel/attempt-limiter.js';
 
 const N = Number.parseInt(process.argv[2] ?? '100000', 10);
 const RUNS = Number.parseInt(process.argv[3] ?? '5', 10);
@@ -61,7 +62,7 @@ async function main() {
     planGate: allowAllPlanGate,
     allowSignup: true,
     sessionTtlDays: config.sessionTtlDays,
-    rateLimits: config.rateLimits,
+    limiters: NO_AUTH_LIMITS,
   });
   const outbox = createOutbox({ repo: webhooksRepository(db), clock });
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events: createEventBus(), planGate: allowAllPlanGate, identity, outbox });

@@ -4,10 +4,12 @@ import type { Config } from './config/config.js';
 import type { DatabaseHandle, Tx } from './db/database.js';
 import { registerAuthentication } from './http/auth.js';
 import { registerConsole } from './http/console.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
+import { createMetrics, type PromMetrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerRateLimits } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { createEventBus } from './kernel/events.js';
@@ -89,6 +91,8 @@ declare module 'fastify' {
     outbox: Outbox<Tx>;
     /** The services, for the operator CLI (which calls them in-process, as an instance admin). */
     services: AppServices;
+    /** The metrics registry (`GET /metrics`); services that record metrics take it in their deps. */
+    metrics: PromMetrics;
   }
 }
 
@@ -112,6 +116,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     genReqId: () => newId(),
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -122,6 +127,9 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   });
 
   const { db } = database;
+  const metrics = createMetrics();
+  app.decorate('metrics', metrics);
+  if (config.metricsEnabled) registerMetrics(app, metrics, database.pool);
   const events = createEventBus<Tx>();
   // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them, with a
   // delivery per subscribed endpoint; the worker sends them in the background, waking right after such a commit.
@@ -141,6 +149,8 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
   // ---- end billing: plan gate ----
 
+  // Before any route: the plugin adds its hook to the routes registered after it.
+  const limiters = await registerRateLimits(app, config);
   const identity = createIdentityService({
     db,
     repo: identityRepository(db),
@@ -148,7 +158,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     planGate,
     allowSignup: config.allowSignup,
     sessionTtlDays: config.sessionTtlDays,
-    rateLimits: config.rateLimits,
+    limiters,
   });
   const workspaces = createWorkspacesService({ db, repo: workspacesRepository(db), clock, identity });
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity, outbox });
@@ -161,6 +171,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   // ---- sla module ----
   const sla = createSlaService({ db, repo: slaRepository(db), clock, identity });
   sla.subscribe(events);
+  metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   await app.register(slaRoutes, { sla });
   // ---- end sla module ----
 

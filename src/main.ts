@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { startJobs } from './job-runner.js';
 
 async function main(): Promise<void> {
   let config;
@@ -25,22 +26,19 @@ async function main(): Promise<void> {
     await (await import('../bench/minimal-routes.js')).registerMinimalRoutes(app, database);
   }
 
-  const timers = app.jobs.map((job) => {
-    const every = config.jobIntervalMs > 0 ? (job.intervalMs ?? config.jobIntervalMs) : 0;
-    return every > 0
-      ? setInterval(() => {
-          job.run().catch((err: unknown) => app.log.error({ err, job: job.name }, 'periodic job failed'));
-        }, every)
-      : undefined;
-  });
+  const jobs = startJobs(app.jobs, config.jobIntervalMs, app.metrics, app.log);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    timers.forEach((t) => t && clearInterval(t));
+    await jobs.stop();
+    // Requests under way finish; keep-alive connections that turn idle after close() began are closed as they do,
+    // instead of waiting for their keep-alive timeout (72 s) behind a load balancer that reuses connections.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    clearInterval(sweep);
     await database.close();
     process.exit(0);
   };

@@ -1556,7 +1556,7 @@ export interface operations {
     adminListPayments: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -4432,7 +4432,7 @@ export interface operations {
                 against?: string;
                 /** @description Which list */
                 kind: "added" | "removed" | "changed";
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -5356,7 +5356,7 @@ export interface operations {
     listCreditNotes: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -5526,7 +5526,7 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -5724,7 +5724,7 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -10478,7 +10478,7 @@ export interface operations {
     listIssues: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way; ties by sequence_id descending. Default: sequence_id descending. */
                 order_by?: string;
@@ -11801,7 +11801,7 @@ export interface operations {
     getIssueHistory: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -12670,7 +12670,7 @@ export interface operations {
     listSlaBreached: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
@@ -15185,7 +15185,7 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: {
-                /** @description Items to skip (default 0) */
+                /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;

@@ -59,6 +59,14 @@ export interface Config {
   sessionTtlDays: number;
   rateLimits: RateLimitConfig;
   webhooks: WebhookConfig;
+  /** Requests per minute per token (contract section 15); 0 turns the per-token limit off. */
+  apiRateLimit: number;
+  /** Where rate-limit counters live when several instances share them; null: process memory. */
+  redisUrl: string | null;
+  /** Prefix of the service's Redis keys. */
+  redisPrefix: string;
+  /** `GET /metrics` (Prometheus text). */
+  metricsEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -194,6 +202,10 @@ export function loadConfig(env: Env = process.env): Config {
       signUps: int(env, 'RATE_LIMIT_SIGNUPS', 20, 1, 1_000_000),
       signUpWindowMs: int(env, 'RATE_LIMIT_SIGNUP_WINDOW_S', 3600, 1, 86_400) * 1000,
     },
+    apiRateLimit: int(env, 'API_RATE_LIMIT', 600, 0, 100_000_000),
+    redisUrl: env.REDIS_URL ? url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']) : null,
+    redisPrefix: str(env, 'REDIS_PREFIX', 'wis:rl:'),
+    metricsEnabled: bool(env, 'METRICS_ENABLED', true),
   };
   return Object.freeze(config);
 }

@@ -10,6 +10,7 @@ const TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -80,6 +81,23 @@ function classify(error: FastifyError): { code: ErrorCode; detail: string; error
       return { code: 'invalid_json', detail: 'The body is not valid JSON' };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { code: 'validation_failed', detail: 'Content-Length does not match the body' };
+    case 'FST_ERR_BAD_URL':
+      return { code: 'validation_failed', detail: 'The URL is not validly percent-encoded UTF-8' };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { code: 'uri_too_long', detail: 'A path parameter is longer than the router accepts' };
+  }
+  // Any other framework error that blames the request keeps its status, with the code of that status.
+  if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_') && error.statusCode) {
+    const byStatus: Record<number, ErrorCode> = {
+      400: 'validation_failed',
+      404: 'not_found',
+      405: 'method_not_allowed',
+      413: 'payload_too_large',
+      414: 'uri_too_long',
+      415: 'unsupported_media_type',
+    };
+    const code = byStatus[error.statusCode];
+    if (code) return { code, detail: error.message };
   }
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return { code: 'invalid_json', detail: 'The body is not valid JSON' };
@@ -90,18 +108,27 @@ function classify(error: FastifyError): { code: ErrorCode; detail: string; error
   return { code: 'internal', detail: 'An internal error occurred; it has been logged' };
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof AppError) {
-      if (error.headers) void reply.headers(error.headers);
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
-      return sendProblem(reply, error.code, error.message, error.errors);
-    }
-    const { code, detail, errors } = classify(error);
-    if (code === 'internal') request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, code, detail, errors);
-  });
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof AppError) {
+    if (error.headers) void reply.headers(error.headers);
+    if (error.status >= 500) request.log.error({ err: error }, error.message);
+    return sendProblem(reply, error.code, error.message, error.errors);
+  }
+  const { code, detail, errors } = classify(error);
+  if (code === 'internal') request.log.error({ err: error }, 'unhandled error');
+  return sendProblem(reply, code, detail, errors);
+}
 
+/**
+ * Fastify's `frameworkErrors` option: the router's own refusals (bad percent-encoding, over-long path parameters)
+ * happen before any route or error handler, and would otherwise answer Fastify's JSON instead of problem+json.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  handleError(error, request, reply);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );

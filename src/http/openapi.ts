@@ -43,7 +43,16 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { url: '/openapi.json' },
+    // Offline: the script is served from this package, the fonts are the system's, and neither the client button nor
+    // the developer tools (share/deploy on scalar.com) nor telemetry point at an outside service.
+    configuration: {
+      url: '/openapi.json',
+      title: 'Work-Item Service API',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      telemetry: false,
+    },
     hooks: {},
   });
 }

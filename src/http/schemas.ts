@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../kernel/pagination.js';
+import { DEFAULT_PER_PAGE, MAX_OFFSET, MAX_PER_PAGE } from '../kernel/pagination.js';
 
 /** Shared building blocks of the route schemas, which are also the OpenAPI document. */
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID v7 identifier' });
@@ -48,7 +48,7 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const PageQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip (default 0)' }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Items to skip, 0..${MAX_OFFSET} (default 0)` }),
   per_page: Type.Integer({
     minimum: 1,
     maximum: MAX_PER_PAGE,

@@ -26,14 +26,48 @@ function convertText(schema: TSchema, value: unknown): unknown {
   return value;
 }
 
+const pointer = (path: string[]): string => path.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+// In a `u` regex a valid surrogate pair is one astral code point; only a lone surrogate is of category Cs.
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this rule refuses
+const NOT_TEXT = /\u0000|\p{Cs}/u;
+
 /**
- * Bodies are checked as sent (no coercion: "12" is not a number). Query strings and path parameters are converted
+ * The JSON pointer of the first string (or key) that holds U+0000 or a lone UTF-16 surrogate, or null. PostgreSQL
+ * text cannot store the first, and the second is not Unicode text (it would be stored as U+FFFD). Refused for every
+ * body, query and path parameter here, in one rule, rather than failing or corrupting at the database.
+ */
+export function findBadText(value: unknown, path: string[] = []): string | null {
+  if (typeof value === 'string') return NOT_TEXT.test(value) ? pointer(path) : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findBadText(value[i], [...path, String(i)]);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (NOT_TEXT.test(key)) return pointer([...path, key]);
+      const found = findBadText(v, [...path, key]);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Text never holds U+0000 (refused first, naming the field). Bodies are checked as sent (no coercion: "12" is not a number). Query strings and path parameters are converted
  * strictly to the schema's types and given its defaults before the check.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
   const convert = httpPart !== 'body';
   return (value: unknown) => {
+    const nul = findBadText(value);
+    if (nul !== null) {
+      return { error: [{ instancePath: nul, keyword: 'nul', params: {}, message: 'must be Unicode text without U+0000 or lone surrogates' }] as never };
+    }
     const candidate = convert ? Value.Default(schema, convertText(schema, value)) : value;
     if (check.Check(candidate)) return { value: candidate };
     return { error: check.Errors(candidate) as never };

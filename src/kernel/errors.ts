@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   option_in_use: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,

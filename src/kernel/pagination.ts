@@ -10,6 +10,8 @@ export interface Page<T> extends PageQuery {
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+/** The largest `offset` accepted (PostgreSQL's int4 range); beyond it a list is a 400, never a database error. */
+export const MAX_OFFSET = 2_147_483_647;
 
 export const pageOf = <T>(results: T[], total: number, query: PageQuery): Page<T> => ({
   results,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -41,6 +42,10 @@ export async function startTestApp(overrides: ConfigOverrides = {}, database?: D
   const base = loadConfig({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const config: Config = {
     ...base,
+    // Tests send many requests with one token; the limit's own tests lower it.
+    apiRateLimit: 1_000_000,
+    // One Redis serves every test app (and run): each counts under its own prefix.
+    redisPrefix: `wis-test:${randomUUID()}:`,
     ...overrides,
     paytr: { ...base.paytr, ...overrides.paytr },
     rateLimits: {

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import type { RateLimitConfig } from '../../config/config.js';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
+import type { AttemptLimiter } from '../../kernel/attempt-limiter.js';
 import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
 import { AppError, conflict, forbidden, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
@@ -10,7 +10,6 @@ import type { PlanGate } from '../../kernel/plan-gate.js';
 import { iso, isoOrNull } from '../../kernel/time.js';
 import type { IdentityRepository } from './identity.repository.js';
 import { type Permission, type Role, roleAllows } from './permissions.js';
-import { SlidingWindowLimiter } from './rate-limiter.js';
 
 export interface WorkspaceAccess {
   workspaceId: string;
@@ -26,7 +25,8 @@ export interface IdentityDeps {
   planGate: PlanGate<Tx>;
   allowSignup: boolean;
   sessionTtlDays: number;
-  rateLimits: RateLimitConfig;
+  /** Failed sign-ins per e-mail and per client address; sign-ups per client address (contract section 3). */
+  limiters: { signInByEmail: AttemptLimiter; signInByIp: AttemptLimiter; signUpByIp: AttemptLimiter };
 }
 
 const TOKEN_PREFIX = 'wis_';
@@ -77,9 +77,7 @@ export type IdentityService = ReturnType<typeof createIdentityService>;
 
 export function createIdentityService(deps: IdentityDeps) {
   const { db, repo, clock } = deps;
-  const signInByEmail = new SlidingWindowLimiter(clock, deps.rateLimits.signInFailures, deps.rateLimits.signInWindowMs);
-  const signInByIp = new SlidingWindowLimiter(clock, deps.rateLimits.signInFailures, deps.rateLimits.signInWindowMs);
-  const signUpByIp = new SlidingWindowLimiter(clock, deps.rateLimits.signUps, deps.rateLimits.signUpWindowMs);
+  const { signInByEmail, signInByIp, signUpByIp } = deps.limiters;
 
   async function issueToken(
     userId: string,
@@ -143,8 +141,8 @@ export function createIdentityService(deps: IdentityDeps) {
 
     async signUp(input: { email: string; password: string; display_name: string }, clientIp: string) {
       if (!deps.allowSignup) throw forbidden('Sign-up is turned off on this instance');
-      signUpByIp.assertAllowed(clientIp, 'sign-ups from this address');
-      signUpByIp.record(clientIp);
+      await signUpByIp.assertAllowed(clientIp, 'sign-ups from this address');
+      await signUpByIp.record(clientIp);
       const user = await createUser(input);
       const { secret } = await issueToken(user.id, 'session', 'session', addMs(clock.now(), deps.sessionTtlDays * DAY_MS));
       return { user: userView(user), token: secret };
@@ -152,16 +150,14 @@ export function createIdentityService(deps: IdentityDeps) {
 
     async signIn(input: { email: string; password: string }, clientIp: string) {
       const email = normalizeEmail(input.email);
-      signInByEmail.assertAllowed(email, 'failed sign-ins for this e-mail');
-      signInByIp.assertAllowed(clientIp, 'failed sign-ins from this address');
+      await signInByEmail.assertAllowed(email, 'failed sign-ins for this e-mail');
+      await signInByIp.assertAllowed(clientIp, 'failed sign-ins from this address');
       const user = await repo.findUserByEmail(email);
       const ok = await verify(user?.password_hash ?? DUMMY_HASH, input.password);
       if (!user || !ok) {
-        signInByEmail.record(email);
-        signInByIp.record(clientIp);
+        await Promise.all([signInByEmail.record(email), signInByIp.record(clientIp)]);
         throw new AppError('unauthenticated', 'E-mail or password is wrong');
       }
-      signInByEmail.clear(email);
       const { secret } = await issueToken(user.id, 'session', 'session', addMs(clock.now(), deps.sessionTtlDays * DAY_MS));
       const { password_hash: _, ...rest } = user;
       return { user: userView(rest), token: secret };

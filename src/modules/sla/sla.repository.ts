@@ -426,5 +426,16 @@ export function slaRepository(db: Db) {
     async countBreached(workspaceId: string, now: Date, tx: Executor = db) {
       return (await breachedCount(tx, workspaceId, now))[0]!.n;
     },
+
+    /** Every workspace at once, for the metrics: one number, no tenant data. */
+    async countBreachedEverywhere(now: Date, tx: Executor = db) {
+      const row = await tx
+        .selectFrom('sla_trackers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('breach_at', 'is not', null)
+        .where('breach_at', '<', now)
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
   };
 }

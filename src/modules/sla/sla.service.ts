@@ -235,6 +235,9 @@ export function createSlaService(deps: SlaDeps) {
   }
 
   return {
+    /** Trackers breached now, across every workspace (the `sla_trackers_breached` metric). */
+    countBreachedEverywhere: () => repo.countBreachedEverywhere(clock.now()),
+
     subscribe(events: EventBus<Tx>) {
       events.subscribe('issue.created', onIssueCreated);
       events.subscribe('issue.updated', onIssueUpdated);

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/test-app.js';
+
+const ctx = useTestApp();
+
+describe('/docs', () => {
+  it('works offline: the page and its script come from this service, with no fonts, buttons or telemetry of outside hosts', async () => {
+    const { api } = ctx();
+    const page = await api.get('/docs/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    // No absolute URL at all in the page: every script is relative to /docs/.
+    expect(page.text).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
+    const scripts = [...page.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      const res = await api.get(new URL(src, `${api.baseUrl}/docs/`).pathname);
+      expect(res.status).toBe(200);
+    }
+    const config = page.text.replace(/\s+/g, '');
+    expect(config).toContain('"withDefaultFonts":false');
+    expect(config).toContain('"hideClientButton":true');
+    expect(config).toContain('"showDeveloperTools":"never"');
+    expect(config).toContain('"telemetry":false');
+    expect(config).toContain('"url":"/openapi.json"');
+  });
+});
