@@ -111,7 +111,7 @@ describe('robustness', () => {
     // Sign-out would revoke the token the other requests use.
     const ops = operations(doc).filter((op) => !op.path.includes('/auth/sign-out') && op.path !== PROVIDER_CALLBACK);
     const fill = (op: Operation, overrides: Record<string, string> = {}) =>
-      op.path.replace(/\{(\w+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(ids[name] ?? name));
+      op.path.replace(/\{(\w+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(ids[name] ?? (name.endsWith('Id') ? '00000000-0000-7000-8000-000000000000' : name)));
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     let sent = 0;
