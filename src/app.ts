@@ -140,6 +140,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     sender: createSender(config.webhooks),
     config: config.webhooks,
     log: app.log,
+    metrics,
   });
   app.addHook('onClose', () => webhookWorker.close());
   const outbox = createOutbox({ repo: webhooksRepo, clock, onDeliveries: () => webhookWorker.wake() });

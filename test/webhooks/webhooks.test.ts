@@ -139,6 +139,7 @@ describe('deliveries', () => {
     const log = await deliveries(ws, hook.id);
     expect(log.results).toHaveLength(1);
     expect(log.results[0]).toMatchObject({ event_id: event.id, event_type: 'issue.created', status: 'succeeded', attempts: 1, last_status_code: 200, next_attempt_at: null });
+    expect((await api.get('/metrics')).text).toMatch(/webhook_attempts_total\{outcome="succeeded"\} [1-9]/);
   });
 
   it('delivers comment.created with the comment and its issue, and issue.updated and issue.deleted', async () => {

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { WebhookConfig } from '../../config/config.js';
 import type { Clock } from '../../kernel/clock.js';
+import { type Metrics, NO_METRICS } from '../../kernel/metrics.js';
 import { classify, nextAttemptAt, parseRetryAfter } from './webhooks.domain.js';
 import type { ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
 import type { Sender } from './webhooks.sender.js';
@@ -14,6 +15,7 @@ export interface WorkerDeps {
   /** Unix time of an attempt, for the `webhook-timestamp` header (receivers compare it with their own clock). */
   wallClock?: () => Date;
   log?: { warn(obj: object, msg: string): void };
+  metrics?: Metrics;
 }
 
 export type Worker = ReturnType<typeof createWorker>;
@@ -34,7 +36,8 @@ export function signatures(delivery: Pick<ClaimedDelivery, 'secret' | 'previous_
  * transaction, then records the outcome. Runs of one process are serialised; `wake()` asks for a run soon (after a
  * commit that created deliveries), the periodic job is the fallback.
  */
-export function createWorker({ repo, clock, sender, config, wallClock = () => new Date(), log }: WorkerDeps) {
+export function createWorker({ repo, clock, sender, config, wallClock = () => new Date(), log, metrics = NO_METRICS }: WorkerDeps) {
+  const attempts = metrics.counter('webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']);
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
   const timers = new Set<NodeJS.Timeout>();
@@ -84,6 +87,10 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
   async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
     const done = await Promise.all(claimed.map((d) => attempt(d, manual)));
     await repo.recordAttempts(done.map((x) => x.record));
+    for (const x of done) {
+      // succeeded, retrying (pending) or failed (final); never tenant data in labels
+      attempts.inc({ outcome: x.record.status === 'pending' ? 'retrying' : x.record.status });
+    }
     for (const x of done) {
       if (x.endpoint) await repo.recordEndpointOutcome(x.delivery.workspace_id, x.delivery.webhook_id, x.endpoint, config.disableAfter, x.record.now);
     }
