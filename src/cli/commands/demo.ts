@@ -102,6 +102,24 @@ export const demoCommand: Command = {
       step('Pro trial started (the provider is not the sandbox, so no payment was made)');
     }
 
+    const office = await unwrap(
+      api.POST('/api/workspaces/{slug}/sla-calendars/', {
+        ...ws,
+        body: {
+          name: 'Istanbul office hours',
+          time_zone: 'Europe/Istanbul',
+          working_hours: (['mon', 'tue', 'wed', 'thu', 'fri'] as const).flatMap((day) => [
+            { day, start: '09:00', end: '12:30' },
+            { day, start: '13:30', end: '18:00' },
+          ]),
+          holidays: [
+            { date: '2026-01-01', name: "New Year's Day", recurring: true },
+            { date: '2026-04-23', name: 'National Sovereignty and Children\'s Day', recurring: true },
+            { date: '2026-10-29', name: 'Republic Day', recurring: true },
+          ],
+        },
+      }),
+    );
     const standard = await unwrap(
       api.POST('/api/workspaces/{slug}/sla-policies/', {
         ...ws,
@@ -109,6 +127,8 @@ export const demoCommand: Command = {
           name: 'Standard support',
           description: 'Business-hours targets for every project without its own policy',
           is_default: true,
+          calendar_id: office.id,
+          at_risk_percent: 75,
           rules: [
             { priority: 'urgent', response_time_h: 1, resolution_time_h: 8 },
             { priority: 'high', response_time_h: 4, resolution_time_h: 24 },
@@ -133,7 +153,7 @@ export const demoCommand: Command = {
         },
       }),
     );
-    step(`SLA policies "${standard.name}" (default) and "${live.name}"`);
+    step(`SLA calendar "${office.name}"; policies "${standard.name}" (default, on that calendar) and "${live.name}"`);
 
     const desk = await unwrap(
       api.POST('/api/workspaces/{slug}/projects/', {
