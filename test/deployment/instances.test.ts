@@ -185,7 +185,9 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
       // The survivor still serves, with every acknowledged issue.
       const list = await apiC.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/?per_page=1`, { token: ws.admin.token });
       expect(list.status).toBe(200);
-      expect(list.body.total).toBe(acknowledged.length);
+      // Every acknowledged issue, plus at most the writes cut off in flight (committed, but the answer never came back).
+      expect(list.body.total).toBeGreaterThanOrEqual(acknowledged.length);
+      expect(list.body.total).toBeLessThanOrEqual(acknowledged.length + failed);
       console.log(`instances: ${acknowledged.length} acknowledged writes, ${failed} refused or cut off, ${ids.length} lifecycle transitions`);
     } finally {
       stop = true;
