@@ -101,20 +101,34 @@ export function customPropertiesRepository(db: Db) {
       return q.orderBy('issue_id').forUpdate().execute();
     },
 
-    /** How many issues have a value, and how many use each option (zeros included, in the options' order). */
-    async usage(workspaceId: string, propertyId: string, options: string[], tx: Executor = db) {
-      const { rows } = await sql<{ values: number; options: { option: string; count: number }[] }>`
-        SELECT
-          (SELECT count(*) FROM custom_values WHERE workspace_id = ${workspaceId} AND property_id = ${propertyId})::int AS values,
-          coalesce((
-            SELECT json_agg(json_build_object('option', o.option, 'count', (
-                SELECT count(*) FROM custom_values v
-                WHERE v.workspace_id = ${workspaceId} AND v.property_id = ${propertyId}
-                  AND ((md5(v.value_text) = md5(o.option) AND v.value_text = o.option) OR v.value_options @> ARRAY[o.option])
-              )) ORDER BY o.ord)
-            FROM unnest(${sql.val(options)}::text[]) WITH ORDINALITY AS o(option, ord)
-          ), '[]'::json) AS options`.execute(tx);
-      return rows[0]!;
+    /**
+     * How many issues have a value, and how many use each option (zeros included, in the options' order). A select
+     * value is always one of the options, so its count groups by the hash the `(property_id, md5(value_text))` index
+     * holds (an index-only scan); a multi_select counts each option's list through a GIN lookup.
+     */
+    async usage(workspaceId: string, propertyId: string, type: CustomPropertyType, options: string[], tx: Executor = db) {
+      const total = await tx
+        .selectFrom('custom_values')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('property_id', '=', propertyId)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
+      let counts = new Map<string, number>();
+      if (type === 'select' && options.length) {
+        const { rows } = await sql<{ option: string; n: number }>`
+          SELECT o.option, coalesce(c.n, 0)::int AS n
+          FROM unnest(${sql.val(options)}::text[]) AS o(option)
+          LEFT JOIN (SELECT md5(value_text) AS h, count(*) AS n FROM custom_values
+                     WHERE property_id = ${propertyId} GROUP BY 1) c ON c.h = md5(o.option)`.execute(tx);
+        counts = new Map(rows.map((r) => [r.option, r.n]));
+      } else if (type === 'multi_select' && options.length) {
+        const { rows } = await sql<{ option: string; n: number }>`
+          SELECT o.option, (SELECT count(*) FROM custom_values v
+                            WHERE v.value_options @> ARRAY[o.option] AND v.property_id = ${propertyId})::int AS n
+          FROM unnest(${sql.val(options)}::text[]) AS o(option)`.execute(tx);
+        counts = new Map(rows.map((r) => [r.option, r.n]));
+      }
+      return { values: total.n, options: options.map((option) => ({ option, count: counts.get(option) ?? 0 })) };
     },
 
     /** Issues whose value of this choice property uses any of `options`. */

@@ -251,7 +251,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
     async usage(actor: Actor, slug: string, propertyId: string) {
       const ws = await identity.access(actor, slug, 'read');
       const property = await propertyOf(ws.workspaceId, propertyId, db);
-      return repo.usage(ws.workspaceId, property.id, CHOICE_TYPES.has(property.type) ? property.options : []);
+      return repo.usage(ws.workspaceId, property.id, property.type, CHOICE_TYPES.has(property.type) ? property.options : []);
     },
 
     /** Values that use a `from` option use `into` instead, and the `from` options are removed (one transaction). */
