@@ -237,38 +237,7 @@ export function createPaytrClient(config: PaytrConfig, options: { fetch?: typeof
       checkRequest(req);
       const form = buildTokenForm(config, req);
 
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(endpoint, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: form.toString(),
-          signal: AbortSignal.timeout(config.timeoutMs),
-        });
-        text = await response.text();
-      } catch (error) {
-        const name = error instanceof Error ? error.name : '';
-        if (name === 'TimeoutError' || name === 'AbortError') {
-          throw new PaytrError(`no answer within ${config.timeoutMs} ms`, 'timeout');
-        }
-        // Only the error's class goes into the reason: messages of network errors may quote the request.
-        throw new PaytrError(`could not reach the provider (${name || 'network error'})`, 'network');
-      }
-
-      if (response.status < 200 || response.status > 299) {
-        throw new PaytrError(`the provider answered HTTP ${response.status}`, 'http_status');
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new PaytrError('the provider answered something that is not JSON', 'bad_response');
-      }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw new PaytrError('the provider answered an unexpected JSON value', 'bad_response');
-      }
-      const { status, token, reason } = body as Record<string, unknown>;
+      const { status, token, reason } = await postForm(endpoint, form);
       if (status === 'failed') {
         const text = typeof reason === 'string' && reason.trim() ? scrub(reason, config) : 'no reason given';
         throw new PaytrError(text, 'refused');
