@@ -14,7 +14,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { createIssue, createProject, createWorkspace, startProTrial } from '../test/helpers/factories.js';
+import { pathFixtures } from '../test/helpers/factories.js';
 import { apiClient } from '../test/helpers/http.js';
 
 const total = Number(process.argv[2] ?? 12_000);
@@ -37,28 +37,7 @@ const { port } = app.server.address() as { port: number };
 const url = `http://127.0.0.1:${port}`;
 const api = apiClient(url);
 
-const ws = await createWorkspace(api);
-await startProTrial(api, ws);
-const project = await createProject(api, ws);
-const issue = await createIssue(api, ws, project.id, { priority: 'high' });
-const t = { token: ws.admin.token };
-const policy = await api.post(`/api/workspaces/${ws.slug}/sla-policies/`, { name: 'P', rules: [] }, t);
-const property = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/custom-properties/`, { name: 'N', type: 'number' }, t);
-const baseline = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/baselines/`, { name: 'B' }, t);
-const states = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/states/`, t);
-const ids: Record<string, string> = {
-  slug: ws.slug,
-  projectId: project.id,
-  issueId: issue.id,
-  policyId: policy.body.id,
-  propertyId: property.body.id,
-  baselineId: baseline.body.id,
-  stateId: states.body[0].id,
-  userId: ws.admin.user.id,
-  tokenId: '01a1fe20-0000-7000-8000-000000000000',
-  planSlug: 'pro',
-  code: 'nope',
-};
+const { t, ids } = await pathFixtures(api);
 
 const doc = (await api.get('/openapi.json')).body as { paths: Record<string, Record<string, any>> };
 const ops = Object.entries(doc.paths).flatMap(([path, item]) =>

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createIssue, createProject, createWorkspace, startProTrial } from '../helpers/factories.js';
+import { pathFixtures } from '../helpers/factories.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -43,36 +43,11 @@ const nasty = fc.oneof(
   fc.string({ maxLength: 300 }),
 );
 
-async function fixtures(api: ReturnType<typeof ctx>['api']) {
-  const ws = await createWorkspace(api);
-  await startProTrial(api, ws);
-  const project = await createProject(api, ws);
-  const issue = await createIssue(api, ws, project.id, { priority: 'high' });
-  const t = { token: ws.admin.token };
-  const policy = await api.post(`/api/workspaces/${ws.slug}/sla-policies/`, { name: 'P', rules: [] }, t);
-  const property = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/custom-properties/`, { name: 'N', type: 'number' }, t);
-  const baseline = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/baselines/`, { name: 'B' }, t);
-  const states = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/states/`, t);
-  const ids: Record<string, string> = {
-    slug: ws.slug,
-    projectId: project.id,
-    issueId: issue.id,
-    policyId: policy.body.id,
-    propertyId: property.body.id,
-    baselineId: baseline.body.id,
-    stateId: states.body[0].id,
-    userId: ws.admin.user.id,
-    tokenId: '01a1fe20-0000-7000-8000-000000000000',
-    planSlug: 'pro',
-    code: 'nope',
-  };
-  return { ws, t, ids };
-}
 
 describe('robustness', () => {
   it('answers arbitrary bodies and query values on every route with a 2xx or 4xx, never a 5xx', async () => {
     const { api } = ctx();
-    const { t, ids } = await fixtures(api);
+    const { t, ids } = await pathFixtures(api);
     const doc = (await api.get('/openapi.json')).body;
     // Destructive routes would remove the fixtures the other routes need: they are exercised by their own tests.
     const ops = operations(doc).filter((op) => op.method !== 'DELETE' && !op.path.includes('/auth/sign-out'));
@@ -106,7 +81,7 @@ describe('robustness', () => {
 
   it('answers the hostile classes (U+0000, lone surrogates, huge offsets, bad path encodings, bad UTF-8) with a 4xx problem, never a 5xx', async () => {
     const { api, url } = ctx();
-    const { t, ids } = await fixtures(api);
+    const { t, ids } = await pathFixtures(api);
     const doc = (await api.get('/openapi.json')).body;
     // Sign-out would revoke the token the other requests use.
     const ops = operations(doc).filter((op) => !op.path.includes('/auth/sign-out') && op.path !== PROVIDER_CALLBACK);

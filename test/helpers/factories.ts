@@ -79,3 +79,33 @@ export async function startProTrial(api: Api, ws: WorkspaceFixture): Promise<voi
   const res = await api.post(`/api/workspaces/${ws.slug}/billing/trial/`, { plan_slug: 'pro' }, { token: ws.admin.token });
   expect(res.status, res.text).toBe(201);
 }
+
+/**
+ * One workspace with one of everything, and a value for every path parameter of the OpenAPI document (`ids`), for
+ * the robustness test and the by-hand fuzz (`bench/fuzz.ts`).
+ */
+export async function pathFixtures(api: Api) {
+  const ws = await createWorkspace(api);
+  await startProTrial(api, ws);
+  const project = await createProject(api, ws);
+  const issue = await createIssue(api, ws, project.id, { priority: 'high' });
+  const t = { token: ws.admin.token };
+  const policy = await api.post(`/api/workspaces/${ws.slug}/sla-policies/`, { name: 'P', rules: [] }, t);
+  const property = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/custom-properties/`, { name: 'N', type: 'number' }, t);
+  const baseline = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/baselines/`, { name: 'B' }, t);
+  const states = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/states/`, t);
+  const ids: Record<string, string> = {
+    slug: ws.slug,
+    projectId: project.id,
+    issueId: issue.id,
+    policyId: policy.body.id,
+    propertyId: property.body.id,
+    baselineId: baseline.body.id,
+    stateId: states.body[0].id,
+    userId: ws.admin.user.id,
+    tokenId: '01a1fe20-0000-7000-8000-000000000000',
+    planSlug: 'pro',
+    code: 'nope',
+  };
+  return { ws, t, ids };
+}
