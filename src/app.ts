@@ -170,8 +170,9 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await registerOpenApi(app, config.publicBaseUrl);
 
   // ---- sla module ----
-  const sla = createSlaService({ db, repo: slaRepository(db), clock, identity });
+  const sla = createSlaService({ db, repo: slaRepository(db), clock, identity, outbox });
   sla.subscribe(events);
+  app.jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   await app.register(slaRoutes, { sla });
   // ---- end sla module ----

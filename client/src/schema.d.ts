@@ -881,6 +881,26 @@ export interface paths {
         patch: operations["updateState"];
         trace?: never;
     };
+    "/api/workspaces/{slug}/sla-at-risk/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trackers at risk, the soonest due first
+         * @description A tracker is at risk when it is not paused and an unmet, unbreached target has counted at least the policy at_risk_percent of its working time. Computed at the moment of the read; ordered by the instant the at-risk target would be breached, soonest first. The page is cut from an index: its cost grows with the page, not the workspace.
+         */
+        get: operations["listSlaAtRisk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/sla-breached/": {
         parameters: {
             query?: never;
@@ -7392,13 +7412,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Each target has a clock that starts at the issue creation and counts only working time of the policy calendar, and not while the issue is in a state with pauses_sla. Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). While paused, the due instants of unmet targets are projected as if the pause ended at the moment of the read, so they move later as the pause goes on. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description Not paused, and an unmet, unbreached target has counted at least the policy's at_risk_percent of its time */
+                        at_risk: boolean;
+                        /** @description The policy's SLA calendar; null: all time is working time */
+                        calendar_id: string | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -7409,6 +7433,8 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         issue_id: string;
+                        /** @description The issue is in a state with pauses_sla and not resolved: its clocks do not run */
+                        paused: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -7419,22 +7445,26 @@ export interface operations {
                          * @enum {unknown}
                          */
                         priority: "urgent" | "high" | "medium" | "low";
-                        /** @description Resolved late, or not yet and now is past the due time */
+                        /** @description The resolution clock has counted more working time than the target (resolved late, or not yet and past due) */
                         resolution_breached: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         resolution_due_at: string;
+                        /** @description Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once resolved */
+                        resolution_remaining_seconds: number | null;
                         resolved_at: string | null;
                         responded_at: string | null;
-                        /** @description Responded late, or not yet and now is past the due time */
+                        /** @description The response clock has counted more working time than the target (responded late, or not yet and past due) */
                         response_breached: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         response_due_at: string;
+                        /** @description Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once responded */
+                        response_remaining_seconds: number | null;
                     };
                 };
             };
@@ -12667,7 +12697,7 @@ export interface operations {
             };
         };
     };
-    listSlaBreached: {
+    listSlaAtRisk: {
         parameters: {
             query?: {
                 /** @description Items to skip, 0..2147483647 (default 0) */
@@ -12694,6 +12724,10 @@ export interface operations {
                         offset: number;
                         per_page: number;
                         results: {
+                            /** @description Not paused, and an unmet, unbreached target has counted at least the policy's at_risk_percent of its time */
+                            at_risk: boolean;
+                            /** @description The policy's SLA calendar; null: all time is working time */
+                            calendar_id: string | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -12722,6 +12756,8 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             issue_id: string;
+                            /** @description The issue is in a state with pauses_sla and not resolved: its clocks do not run */
+                            paused: boolean;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -12732,22 +12768,216 @@ export interface operations {
                              * @enum {unknown}
                              */
                             priority: "urgent" | "high" | "medium" | "low";
-                            /** @description Resolved late, or not yet and now is past the due time */
+                            /** @description The resolution clock has counted more working time than the target (resolved late, or not yet and past due) */
                             resolution_breached: boolean;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             resolution_due_at: string;
+                            /** @description Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once resolved */
+                            resolution_remaining_seconds: number | null;
                             resolved_at: string | null;
                             responded_at: string | null;
-                            /** @description Responded late, or not yet and now is past the due time */
+                            /** @description The response clock has counted more working time than the target (responded late, or not yet and past due) */
                             response_breached: boolean;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             response_due_at: string;
+                            /** @description Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once responded */
+                            response_remaining_seconds: number | null;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listSlaBreached: {
+        parameters: {
+            query?: {
+                /** @description Items to skip, 0..2147483647 (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            /** @description Not paused, and an unmet, unbreached target has counted at least the policy's at_risk_percent of its time */
+                            at_risk: boolean;
+                            /** @description The policy's SLA calendar; null: all time is working time */
+                            calendar_id: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            issue: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                                name: string;
+                                /** @enum {unknown} */
+                                priority: "urgent" | "high" | "medium" | "low" | "none";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                project_id: string;
+                                sequence_id: number;
+                                /** @enum {unknown} */
+                                state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            };
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            issue_id: string;
+                            /** @description The issue is in a state with pauses_sla and not resolved: its clocks do not run */
+                            paused: boolean;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            policy_id: string;
+                            /**
+                             * @description Priority the rule covers
+                             * @enum {unknown}
+                             */
+                            priority: "urgent" | "high" | "medium" | "low";
+                            /** @description The resolution clock has counted more working time than the target (resolved late, or not yet and past due) */
+                            resolution_breached: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            resolution_due_at: string;
+                            /** @description Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once resolved */
+                            resolution_remaining_seconds: number | null;
+                            resolved_at: string | null;
+                            responded_at: string | null;
+                            /** @description The response clock has counted more working time than the target (responded late, or not yet and past due) */
+                            response_breached: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            response_due_at: string;
+                            /** @description Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once responded */
+                            response_remaining_seconds: number | null;
                         }[];
                         total: number;
                     };

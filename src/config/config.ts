@@ -56,6 +56,8 @@ export interface Config {
   billingRenewalNoticeDays: number;
   /** How often the periodic jobs (subscription lifecycle) run; 0 turns them off. */
   jobIntervalMs: number;
+  /** Period of the SLA events scanner (contract 11.4). */
+  slaEventsIntervalMs: number;
   sessionTtlDays: number;
   rateLimits: RateLimitConfig;
   webhooks: WebhookConfig;
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentReconcileAfterS: int(env, 'PAYMENT_RECONCILE_AFTER_S', 600, 1, 30 * 86_400),
     billingRenewalNoticeDays: int(env, 'BILLING_RENEWAL_NOTICE_DAYS', 7, 1, 365),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 60_000, 0, 86_400_000),
+    slaEventsIntervalMs: int(env, 'SLA_EVENTS_INTERVAL_MS', 5000, 100, 3_600_000),
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 3650),
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

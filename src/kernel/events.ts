@@ -32,6 +32,16 @@ export type DomainEvent =
       /** The project's policy before the change (issue history); absent for a new project. */
       previousPolicyId?: string | null;
       actorId?: string;
+    }
+  /** A state's `pauses_sla` changed: the SLA clocks of the issues in it pause or resume now. */
+  | {
+      type: 'state.pauses_changed';
+      at: Date;
+      workspaceId: string;
+      stateId: string;
+      group: StateGroup;
+      pausesSla: boolean;
+      actorId?: string;
     };
 
 export type EventType = DomainEvent['type'];

@@ -21,6 +21,7 @@ export type Entry =
 
 export interface Expected {
   policy: number;
+  created_at: number;
   priority: Priority;
   response_due_at: number;
   resolution_due_at: number;
@@ -67,37 +68,43 @@ export function expectedTracker(log: Entry[], issue: number): Expected | null {
 
   // The facts: the first response ever, and the start of the current resolution.
   let respondedAt: number | null = null;
+  let respondedIndex = -1;
   let resolvedSince: number | null = null;
   let resolvedIndex = -1;
+  const respond = (t: number, k: number) => {
+    if (respondedAt !== null) return;
+    respondedAt = t;
+    respondedIndex = k;
+  };
   for (const [k, e] of log.entries()) {
     if (!('issue' in e) || e.issue !== issue) continue;
     if (e.kind === 'created' || e.kind === 'state') {
-      if (isResponse(e.group)) respondedAt = respondedAt === null ? e.t : Math.min(respondedAt, e.t);
+      if (isResponse(e.group)) respond(e.t, k);
       if (!isResolved(e.group)) resolvedSince = null;
       else if (resolvedSince === null) {
         resolvedSince = e.t;
         resolvedIndex = k;
       }
     }
-    if (e.kind === 'comment' && !e.byCreator) respondedAt = respondedAt === null ? e.t : Math.min(respondedAt, e.t);
+    if (e.kind === 'comment' && !e.byCreator) respond(e.t, k);
   }
 
   const now = applicable(worldAfter(log, end), issue);
   if (!now) return null;
   // An open tracker follows the rule that applies now. A resolved one keeps what applied when it was resolved, or
   // when a rule last started to apply while it was resolved.
-  let basisIndex = end;
-  if (resolvedSince !== null) {
-    let lastWithout = created - 1;
-    for (let k = created; k <= end; k++) if (!applicable(worldAfter(log, k), issue)) lastWithout = k;
-    basisIndex = Math.max(resolvedIndex, lastWithout + 1);
-  }
-  const basis = applicable(worldAfter(log, basisIndex), issue)!;
+  // Met targets never change (contract 11.3): a met target keeps the rule of the moment it was met, likewise.
+  let lastWithout = created - 1;
+  for (let k = created; k <= end; k++) if (!applicable(worldAfter(log, k), issue)) lastWithout = k;
+  const basisAt = (metIndex: number | null) => applicable(worldAfter(log, metIndex === null ? end : Math.max(metIndex, lastWithout + 1)), issue)!;
+  const basis = basisAt(resolvedSince !== null ? resolvedIndex : null);
+  const responseBasis = basisAt(respondedAt !== null ? respondedIndex : null);
   return {
     policy: basis.policy,
     priority: basis.rule.priority,
-    response_due_at: creation.t + Math.round(basis.rule.response_time_h * 3_600_000),
+    response_due_at: creation.t + Math.round(responseBasis.rule.response_time_h * 3_600_000),
     resolution_due_at: creation.t + Math.round(basis.rule.resolution_time_h * 3_600_000),
+    created_at: creation.t,
     responded_at: respondedAt,
     resolved_at: resolvedSince,
   };
@@ -110,9 +117,19 @@ export function expectedBreach(e: Expected, now: number) {
     e.responded_at === null || e.responded_at > e.response_due_at ? e.response_due_at : null,
     e.resolved_at === null || e.resolved_at > e.resolution_due_at ? e.resolution_due_at : null,
   ].filter((x): x is number => x !== null);
+  // No calendar and no pausing state here: the clocks count all time since the creation; at-risk share 75%.
+  const remaining = (due: number, done: number | null) => (done === null ? Math.trunc((due - now) / 1000) || 0 : null);
+  const atRisk = (due: number, done: number | null) => {
+    const target = due - e.created_at;
+    const counted = now - e.created_at;
+    return done === null && counted <= target && counted >= Math.ceil((target * 75) / 100);
+  };
   return {
     response_breached: late(e.response_due_at, e.responded_at),
     resolution_breached: late(e.resolution_due_at, e.resolved_at),
+    response_remaining_seconds: remaining(e.response_due_at, e.responded_at),
+    resolution_remaining_seconds: remaining(e.resolution_due_at, e.resolved_at),
+    at_risk: atRisk(e.response_due_at, e.responded_at) || atRisk(e.resolution_due_at, e.resolved_at),
     breachAt: candidates.length ? Math.min(...candidates) : null,
   };
 }

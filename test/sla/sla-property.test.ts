@@ -163,6 +163,11 @@ describe('SLA trackers against a from-scratch oracle', () => {
             resolved_at: iso(expected.resolved_at),
             response_breached: flags.response_breached,
             resolution_breached: flags.resolution_breached,
+            calendar_id: null,
+            paused: false,
+            response_remaining_seconds: flags.response_remaining_seconds,
+            resolution_remaining_seconds: flags.resolution_remaining_seconds,
+            at_risk: flags.at_risk,
           });
           if (flags.response_breached || flags.resolution_breached) breached.push({ issueId: issue.id, breachAt: flags.breachAt! });
         }

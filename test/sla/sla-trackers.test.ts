@@ -58,6 +58,11 @@ describe('which policy applies', () => {
       resolved_at: null,
       response_breached: false,
       resolution_breached: false,
+      calendar_id: null,
+      paused: false,
+      response_remaining_seconds: 4 * 3600,
+      resolution_remaining_seconds: 24 * 3600,
+      at_risk: false,
     });
   });
 
@@ -140,9 +145,14 @@ describe('recomputation', () => {
     expect(await tracker(api, ws, open.id)).toMatchObject({ response_due_at: plusHours(open.created_at, 2), resolution_due_at: plusHours(open.created_at, 10) });
     expect(await tracker(api, ws, done.id)).toEqual(doneBefore);
     expectProblem(await api.get(trackerPath(ws, low.id), { token: ws.admin.token }), 404, 'sla_not_applicable');
-    // Reopening the resolved issue brings it in line with the current rules.
+    // Reopening the resolved issue brings its open target in line with the current rules; the response target was
+    // met and never changes (contract 11.3).
     await patchIssue(api, ws, project.id, done.id, { state_id: byGroup('started') });
-    expect(await tracker(api, ws, done.id)).toMatchObject({ resolved_at: null, response_due_at: plusHours(done.created_at, 2) });
+    expect(await tracker(api, ws, done.id)).toMatchObject({
+      resolved_at: null,
+      response_due_at: doneBefore.response_due_at,
+      resolution_due_at: plusHours(done.created_at, 10),
+    });
   });
 
   it('keeps the due times of a resolved tracker when its priority changes', async () => {

@@ -9,6 +9,7 @@ import {
   CalendarParams,
   CreateCalendarBody,
   UpdateCalendarBody,
+  AtRiskQuery,
   BreachedQuery,
   BreachedTracker,
   CreatePolicyBody,
@@ -22,18 +23,17 @@ import type { SlaService } from './sla.service.js';
 
 export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (app, { sla }) => {
   const tags = ['sla'];
-  const P = '/api/workspaces/:slug/sla-policies/';
 
-  app.get(P, { schema: { tags, summary: 'SLA policies of the workspace', params: SlugParams, response: { 200: Type.Array(Policy), ...errorResponses(404) } } }, async (req) =>
+  app.get('/api/workspaces/:slug/sla-policies/', { schema: { tags, summary: 'SLA policies of the workspace', params: SlugParams, response: { 200: Type.Array(Policy), ...errorResponses(404) } } }, async (req) =>
     sla.listPolicies(actorOf(req), req.params.slug),
   );
   app.post(
-    P,
+    '/api/workspaces/:slug/sla-policies/',
     { schema: { tags, summary: 'Create an SLA policy (admin)', params: SlugParams, body: CreatePolicyBody, response: { 201: Policy, ...errorResponses(400, 403, 404) } } },
     async (req, reply) => reply.status(201).send(await sla.createPolicy(actorOf(req), req.params.slug, req.body)),
   );
   app.patch(
-    `${P}:policyId/`,
+    '/api/workspaces/:slug/sla-policies/:policyId/',
     {
       schema: {
         tags,
@@ -46,7 +46,7 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
     async (req) => sla.updatePolicy(actorOf(req), req.params.slug, req.params.policyId, req.body),
   );
   app.delete(
-    `${P}:policyId/`,
+    '/api/workspaces/:slug/sla-policies/:policyId/',
     {
       schema: {
         tags,
@@ -78,12 +78,11 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
     async (req) => sla.listHistory(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.query),
   );
 
-  const C = '/api/workspaces/:slug/sla-calendars/';
-  app.get(C, { schema: { tags, summary: 'SLA calendars of the workspace', params: SlugParams, response: { 200: Type.Array(Calendar), ...errorResponses(404) } } }, async (req) =>
+  app.get('/api/workspaces/:slug/sla-calendars/', { schema: { tags, summary: 'SLA calendars of the workspace', params: SlugParams, response: { 200: Type.Array(Calendar), ...errorResponses(404) } } }, async (req) =>
     sla.listCalendars(actorOf(req), req.params.slug),
   );
   app.post(
-    C,
+    '/api/workspaces/:slug/sla-calendars/',
     {
       schema: {
         tags,
@@ -100,12 +99,12 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
     async (req, reply) => reply.status(201).send(await sla.createCalendar(actorOf(req), req.params.slug, req.body)),
   );
   app.get(
-    `${C}:calendarId/`,
+    '/api/workspaces/:slug/sla-calendars/:calendarId/',
     { schema: { tags, summary: 'An SLA calendar', params: CalendarParams, response: { 200: Calendar, ...errorResponses(400, 404) } } },
     async (req) => sla.getCalendar(actorOf(req), req.params.slug, req.params.calendarId),
   );
   app.patch(
-    `${C}:calendarId/`,
+    '/api/workspaces/:slug/sla-calendars/:calendarId/',
     {
       schema: {
         tags,
@@ -118,7 +117,7 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
     async (req) => sla.updateCalendar(actorOf(req), req.params.slug, req.params.calendarId, req.body),
   );
   app.delete(
-    `${C}:calendarId/`,
+    '/api/workspaces/:slug/sla-calendars/:calendarId/',
     {
       schema: {
         tags,
@@ -158,5 +157,22 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
       },
     },
     async (req) => sla.listBreached(actorOf(req), req.params.slug, req.query),
+  );
+  app.get(
+    '/api/workspaces/:slug/sla-at-risk/',
+    {
+      schema: {
+        tags,
+        summary: 'Trackers at risk, the soonest due first',
+        description:
+          'A tracker is at risk when it is not paused and an unmet, unbreached target has counted at least the policy ' +
+          'at_risk_percent of its working time. Computed at the moment of the read; ordered by the instant the at-risk ' +
+          'target would be breached, soonest first. The page is cut from an index: its cost grows with the page, not the workspace.',
+        params: SlugParams,
+        querystring: AtRiskQuery,
+        response: { 200: pageSchema(BreachedTracker), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => sla.listAtRisk(actorOf(req), req.params.slug, req.query),
   );
 };

@@ -76,8 +76,29 @@ export const Tracker = Type.Object({
   resolution_due_at: Timestamp,
   responded_at: NullableTimestamp,
   resolved_at: NullableTimestamp,
-  response_breached: Type.Boolean({ description: 'Responded late, or not yet and now is past the due time' }),
-  resolution_breached: Type.Boolean({ description: 'Resolved late, or not yet and now is past the due time' }),
+  response_breached: Type.Boolean({
+    description: 'The response clock has counted more working time than the target (responded late, or not yet and past due)',
+  }),
+  resolution_breached: Type.Boolean({
+    description: 'The resolution clock has counted more working time than the target (resolved late, or not yet and past due)',
+  }),
+  calendar_id: Type.Union([Uuid, Type.Null()], { description: "The policy's SLA calendar; null: all time is working time" }),
+  paused: Type.Boolean({ description: 'The issue is in a state with pauses_sla and not resolved: its clocks do not run' }),
+  response_remaining_seconds: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once responded',
+  }),
+  resolution_remaining_seconds: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once resolved',
+  }),
+  at_risk: Type.Boolean({
+    description: "Not paused, and an unmet, unbreached target has counted at least the policy's at_risk_percent of its time",
+  }),
+}, {
+  description:
+    'Each target has a clock that starts at the issue creation and counts only working time of the policy calendar, and not ' +
+    'while the issue is in a state with pauses_sla. Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday ' +
+    '16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). While paused, the due instants of ' +
+    'unmet targets are projected as if the pause ended at the moment of the read, so they move later as the pause goes on.',
 });
 
 export const IssueSummary = Type.Object({
@@ -92,6 +113,7 @@ export const IssueSummary = Type.Object({
 export const BreachedTracker = Type.Object({ ...Tracker.properties, issue: IssueSummary });
 
 export const BreachedQuery = PageQuery;
+export const AtRiskQuery = PageQuery;
 
 // ---- calendars (contract 11.1) ----------------------------------------------------------------------------------
 

@@ -340,13 +340,25 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
           if (input.group !== undefined && input.group !== state.group && (await repo.stateInUse(stateId, tx))) {
             throw conflict('The group of a state that issues use cannot change; move the issues first');
           }
+          const now = clock.now();
           const updated = await repo.updateState(tx, stateId, {
             ...(input.name !== undefined && { name: input.name.trim() }),
             ...(input.group !== undefined && { group: input.group }),
             ...(input.color !== undefined && { color: input.color }),
             ...(input.pauses_sla !== undefined && { pauses_sla: input.pauses_sla }),
-            updated_at: clock.now(),
+            updated_at: now,
           });
+          if (input.pauses_sla !== undefined && input.pauses_sla !== state.pauses_sla) {
+            await events.publish(tx, {
+              type: 'state.pauses_changed',
+              at: now,
+              workspaceId: ws.workspaceId,
+              stateId,
+              group: updated!.group,
+              pausesSla: input.pauses_sla,
+              actorId: actor.userId,
+            });
+          }
           return stateView(updated!);
         });
       } catch (error) {

@@ -1,0 +1,175 @@
+import type { Executor } from '../../db/database.js';
+import { type CompiledCalendar, compileCalendar } from './sla.clock.js';
+import type { SlaRepository } from './sla.repository.js';
+import { isPaused, pausesOf, storedTarget, type TargetName, type TrackerFacts, type TrackerRule } from './sla.targets.js';
+import type { RetargetRow, RetargetScope, TrackerWrite } from './sla.trackers.repository.js';
+
+/**
+ * Re-targeting (contract 11.3): brings trackers in line with the policy, rule, calendar and history that apply now,
+ * in the transaction of the change. Set-based: the scope is read in batches of BATCH rows (one query each), the clock
+ * runs in process, and each batch's changed rows are written back in one statement.
+ */
+const BATCH = 2000;
+const CALENDAR_CACHE = 500;
+
+/** `[due, risk, breach]` of a target as stored. */
+type Instants = { due_at: Date | null; risk_at: Date | null; breach_at: Date | null };
+
+const storedOf = (row: RetargetRow, t: TargetName): Instants =>
+  t === 'response'
+    ? { due_at: row.response_due_at, risk_at: row.response_risk_at, breach_at: row.response_breach_at }
+    : { due_at: row.resolution_due_at, risk_at: row.resolution_risk_at, breach_at: row.resolution_breach_at };
+
+export const factsOf = (row: { created_at: Date; responded_at: Date | null; resolved_at: Date | null; pauses: [number, number | null][] }): TrackerFacts => ({
+  createdAt: row.created_at.getTime(),
+  respondedAt: row.responded_at?.getTime() ?? null,
+  resolvedAt: row.resolved_at?.getTime() ?? null,
+  pauses: pausesOf(row.pauses),
+});
+
+const date = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+/**
+ * What a tracker must store now. A met target whose values were settled keeps them (met targets never change); any
+ * other is computed by the clock. An event already recorded for a crossing stays recorded while the threshold is still
+ * crossed; a threshold that moved ahead of now is re-armed. `catchUp` (first re-targeting after the upgrade) records
+ * every crossing already passed as sent.
+ */
+export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, now: Date, catchUp = false): TrackerWrite {
+  const facts = factsOf(row);
+  const base = { id: row.id, paused: isPaused(facts) };
+  if (row.rule_policy_id === null || row.response_ms === null || row.resolution_ms === null) {
+    return {
+      ...base,
+      policy_id: null,
+      priority: null,
+      response_due_at: null,
+      response_risk_at: null,
+      response_breach_at: null,
+      resolution_due_at: null,
+      resolution_risk_at: null,
+      resolution_breach_at: null,
+      response_settled: false,
+      resolution_settled: false,
+      response_risk_sent: false,
+      response_breach_sent: false,
+      resolution_risk_sent: false,
+      resolution_breach_sent: false,
+    };
+  }
+  const rule: TrackerRule = { calendar, responseMs: row.response_ms, resolutionMs: row.resolution_ms, atRiskPercent: row.at_risk_percent };
+  const at = now.getTime();
+  const crossed = (instant: Date | null) => instant !== null && instant.getTime() <= at;
+  const rearm = (sent: boolean, instant: Date | null) => (catchUp || sent) && crossed(instant);
+
+  const target = (t: TargetName, settled: boolean, riskSent: boolean, breachSent: boolean) => {
+    const met = (t === 'response' ? facts.respondedAt : facts.resolvedAt) !== null;
+    let v: Instants;
+    if (met && settled && row.policy_id !== null) v = storedOf(row, t);
+    else {
+      const s = storedTarget(facts, rule, t, at);
+      v = { due_at: new Date(s.due_at), risk_at: date(s.risk_at), breach_at: date(s.breach_at) };
+    }
+    return { v, settled: met, riskSent: rearm(riskSent, v.risk_at), breachSent: rearm(breachSent, v.breach_at) };
+  };
+  const r = target('response', row.response_settled, row.response_risk_sent, row.response_breach_sent);
+  const s = target('resolution', row.resolution_settled, row.resolution_risk_sent, row.resolution_breach_sent);
+  return {
+    ...base,
+    policy_id: row.rule_policy_id,
+    priority: row.rule_priority,
+    response_due_at: r.v.due_at,
+    response_risk_at: r.v.risk_at,
+    response_breach_at: r.v.breach_at,
+    resolution_due_at: s.v.due_at,
+    resolution_risk_at: s.v.risk_at,
+    resolution_breach_at: s.v.breach_at,
+    response_settled: r.settled,
+    resolution_settled: s.settled,
+    response_risk_sent: r.riskSent,
+    response_breach_sent: r.breachSent,
+    resolution_risk_sent: s.riskSent,
+    resolution_breach_sent: s.breachSent,
+  };
+}
+
+const sameTime = (a: Date | null, b: Date | null) => (a === null ? b === null : b !== null && a.getTime() === b.getTime());
+
+/** Whether the write changes anything stored (rows already right are not written). */
+export function changes(row: RetargetRow, w: TrackerWrite): boolean {
+  return (
+    row.policy_id !== w.policy_id ||
+    row.priority !== w.priority ||
+    !sameTime(row.response_due_at, w.response_due_at) ||
+    !sameTime(row.response_risk_at, w.response_risk_at) ||
+    !sameTime(row.response_breach_at, w.response_breach_at) ||
+    !sameTime(row.resolution_due_at, w.resolution_due_at) ||
+    !sameTime(row.resolution_risk_at, w.resolution_risk_at) ||
+    !sameTime(row.resolution_breach_at, w.resolution_breach_at) ||
+    row.paused !== w.paused ||
+    row.response_settled !== w.response_settled ||
+    row.resolution_settled !== w.resolution_settled ||
+    row.response_risk_sent !== w.response_risk_sent ||
+    row.response_breach_sent !== w.response_breach_sent ||
+    row.resolution_risk_sent !== w.resolution_risk_sent ||
+    row.resolution_breach_sent !== w.resolution_breach_sent
+  );
+}
+
+export type Retargeter = ReturnType<typeof createRetargeter>;
+
+export function createRetargeter(repo: SlaRepository) {
+  // Compiled calendars by id and version: a calendar edit changes `updated_at`, so a stale entry is never used (and
+  // another instance's edit is seen at once, since every read carries the version).
+  const cache = new Map<string, CompiledCalendar>();
+
+  /** The compiled calendars the rows name, loading those not cached. */
+  async function calendarsOf(
+    tx: Executor,
+    rows: readonly { calendar_id: string | null; calendar_version: Date | null }[],
+    workspaceIds: string[],
+  ): Promise<Map<string, CompiledCalendar>> {
+    const out = new Map<string, CompiledCalendar>();
+    const missing = new Set<string>();
+    for (const row of rows) {
+      if (!row.calendar_id || !row.calendar_version || out.has(row.calendar_id)) continue;
+      const hit = cache.get(`${row.calendar_id}@${row.calendar_version.getTime()}`);
+      if (hit) out.set(row.calendar_id, hit);
+      else missing.add(row.calendar_id);
+    }
+    if (missing.size) {
+      for (const c of await repo.calendarsForClock([...new Set(workspaceIds)], [...missing], tx)) {
+        const compiled = compileCalendar(c);
+        if (cache.size >= CALENDAR_CACHE) cache.clear();
+        cache.set(`${c.id}@${c.updated_at.getTime()}`, compiled);
+        out.set(c.id, compiled);
+      }
+    }
+    return out;
+  }
+
+  return {
+    calendarsOf,
+
+    /** Re-targets every tracker of the scope; returns how many rows changed. */
+    async retarget(tx: Executor, workspaceId: string, scope: RetargetScope, now: Date, options: { catchUp?: boolean } = {}) {
+      let changed = 0;
+      let after: string | null = null;
+      for (;;) {
+        const rows = await repo.retargetBatch(tx, workspaceId, scope, after, BATCH);
+        if (!rows.length) break;
+        const calendars = await calendarsOf(tx, rows, [workspaceId]);
+        const writes: TrackerWrite[] = [];
+        for (const row of rows) {
+          const w = retargeted(row, row.calendar_id ? (calendars.get(row.calendar_id) ?? null) : null, now, options.catchUp);
+          if (changes(row, w)) writes.push(w);
+        }
+        await repo.writeTrackers(tx, workspaceId, writes, now);
+        changed += writes.length;
+        if (rows.length < BATCH) break;
+        after = rows[rows.length - 1]!.id;
+      }
+      return changed;
+    },
+  };
+}

@@ -1,0 +1,445 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
+import type { Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
+import type { StoredPauses } from './sla.targets.js';
+
+/** Which trackers a re-targeting looks at (always within one workspace). */
+export type RetargetScope =
+  | { kind: 'issue'; issueId: string }
+  | { kind: 'project'; projectId: string }
+  /** issues whose project names this policy, or uses the default when this policy is the default */
+  | { kind: 'policy'; policyId: string }
+  /** issues whose applicable policy counts on this calendar */
+  | { kind: 'calendar'; calendarId: string }
+  /** issues in this state */
+  | { kind: 'state'; stateId: string }
+  /** issues of projects that name no policy (they use the workspace default) */
+  | { kind: 'unowned' }
+  | { kind: 'workspace' };
+
+function scopeCondition(scope: RetargetScope): RawBuilder<unknown> {
+  switch (scope.kind) {
+    case 'issue':
+      return sql`i.id = ${scope.issueId}`;
+    case 'project':
+      return sql`i.project_id = ${scope.projectId}`;
+    case 'policy':
+      return sql`(p.sla_policy_id = ${scope.policyId} OR (p.sla_policy_id IS NULL AND d.id = ${scope.policyId}))`;
+    case 'calendar':
+      return sql`ap.calendar_id = ${scope.calendarId}`;
+    case 'state':
+      return sql`i.state_id = ${scope.stateId}`;
+    case 'unowned':
+      return sql`p.sla_policy_id IS NULL`;
+    case 'workspace':
+      return sql`true`;
+  }
+}
+
+/** A tracker with its facts, what it stores, and the policy and rule that apply to its issue now. */
+export interface RetargetRow {
+  id: string;
+  created_at: Date;
+  responded_at: Date | null;
+  resolved_at: Date | null;
+  pauses: StoredPauses;
+  policy_id: string | null;
+  priority: RulePriority | null;
+  response_due_at: Date | null;
+  response_risk_at: Date | null;
+  response_breach_at: Date | null;
+  resolution_due_at: Date | null;
+  resolution_risk_at: Date | null;
+  resolution_breach_at: Date | null;
+  paused: boolean;
+  response_settled: boolean;
+  resolution_settled: boolean;
+  response_risk_sent: boolean;
+  response_breach_sent: boolean;
+  resolution_risk_sent: boolean;
+  resolution_breach_sent: boolean;
+  /** the applicable policy and rule (null: none applies) */
+  rule_policy_id: string | null;
+  rule_priority: RulePriority | null;
+  response_ms: number | null;
+  resolution_ms: number | null;
+  at_risk_percent: number | null;
+  calendar_id: string | null;
+  calendar_version: Date | null;
+}
+
+/** What a re-targeting writes; only rows that differ from what is stored. */
+export interface TrackerWrite {
+  id: string;
+  policy_id: string | null;
+  priority: RulePriority | null;
+  response_due_at: Date | null;
+  response_risk_at: Date | null;
+  response_breach_at: Date | null;
+  resolution_due_at: Date | null;
+  resolution_risk_at: Date | null;
+  resolution_breach_at: Date | null;
+  paused: boolean;
+  response_settled: boolean;
+  resolution_settled: boolean;
+  response_risk_sent: boolean;
+  response_breach_sent: boolean;
+  resolution_risk_sent: boolean;
+  resolution_breach_sent: boolean;
+}
+
+/** A tracker as the API shows it, with what the read-time clock needs (its rule and calendar). */
+export interface TrackerViewRow {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  policy_id: string;
+  priority: RulePriority;
+  created_at: Date;
+  responded_at: Date | null;
+  resolved_at: Date | null;
+  pauses: StoredPauses;
+  response_due_at: Date;
+  response_risk_at: Date | null;
+  response_breach_at: Date | null;
+  resolution_due_at: Date;
+  resolution_risk_at: Date | null;
+  resolution_breach_at: Date | null;
+  response_settled: boolean;
+  resolution_settled: boolean;
+  response_ms: number | null;
+  resolution_ms: number | null;
+  at_risk_percent: number | null;
+  calendar_id: string | null;
+  calendar_version: Date | null;
+  issue_name: string;
+  issue_project_id: string;
+  issue_sequence_id: number;
+  issue_priority: 'urgent' | 'high' | 'medium' | 'low' | 'none';
+  issue_state_group: 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+}
+
+export interface CalendarRowForClock {
+  id: string;
+  updated_at: Date;
+  time_zone: string;
+  working_hours: WorkingHours[];
+  holidays: Holiday[];
+}
+
+/** The columns of a tracker view: the tracker, the issue's creation and summary, its rule and calendar now. */
+const viewSelect = sql`
+  t.id, t.workspace_id, t.issue_id, t.policy_id, t.priority, i.created_at, t.responded_at, t.resolved_at, t.pauses,
+  t.response_due_at, t.response_risk_at, t.response_breach_at,
+  t.resolution_due_at, t.resolution_risk_at, t.resolution_breach_at,
+  t.response_settled, t.resolution_settled,
+  r.response_ms, r.resolution_ms, ap.at_risk_percent, ap.calendar_id, c.updated_at AS calendar_version,
+  i.name AS issue_name, i.project_id AS issue_project_id, i.sequence_id AS issue_sequence_id,
+  i.priority AS issue_priority, i.state_group AS issue_state_group`;
+const viewJoins = sql`
+  JOIN issues i ON i.id = t.issue_id AND i.workspace_id = t.workspace_id
+  LEFT JOIN sla_policies ap ON ap.id = t.policy_id AND ap.workspace_id = t.workspace_id
+  LEFT JOIN sla_rules r ON r.policy_id = t.policy_id AND r.priority = t.priority AND r.workspace_id = t.workspace_id
+  LEFT JOIN sla_calendars c ON c.id = ap.calendar_id AND c.workspace_id = t.workspace_id`;
+
+const isoArray = (values: (Date | null)[]) => values.map((v) => (v === null ? null : v.toISOString()));
+
+export function trackerQueries(db: Db) {
+  return {
+    insertTrackerRow(
+      tx: Executor,
+      row: {
+        id: string;
+        workspace_id: string;
+        issue_id: string;
+        responded_at: Date | null;
+        resolved_at: Date | null;
+        pauses: StoredPauses;
+        created_at: Date;
+      },
+    ) {
+      return tx
+        .insertInto('sla_trackers')
+        .values({ ...row, pauses: JSON.stringify(row.pauses), paused: row.resolved_at === null && row.pauses.length > 0, updated_at: row.created_at })
+        .onConflict((oc) => oc.column('issue_id').doNothing())
+        .execute();
+    },
+
+    /** Records the first response; a later one never moves it. */
+    markResponded(tx: Executor, workspaceId: string, issueId: string, at: Date) {
+      return tx
+        .updateTable('sla_trackers')
+        .set({ responded_at: at, updated_at: at })
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .where('responded_at', 'is', null)
+        .execute();
+    },
+
+    /** Resolved since `at` (kept when already resolved), or not resolved (null: the resolution target re-opens). */
+    setResolved(tx: Executor, workspaceId: string, issueId: string, at: Date | null, now: Date) {
+      return tx
+        .updateTable('sla_trackers')
+        .set((eb) =>
+          at === null
+            ? { resolved_at: null, resolution_settled: false, updated_at: now }
+            : { resolved_at: eb.fn.coalesce('resolved_at', eb.val(at)), updated_at: now },
+        )
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .execute();
+    },
+
+    /**
+     * Opens a pause at `at` (the issues entered a pausing state) or closes the open one (they left it), for the
+     * trackers of the scope: one issue, or every issue in a state whose `pauses_sla` changed.
+     */
+    async movePause(tx: Executor, workspaceId: string, scope: { issueId: string } | { stateId: string }, action: 'open' | 'close', at: Date) {
+      const ms = at.getTime();
+      const target =
+        'issueId' in scope
+          ? sql`t.issue_id = ${scope.issueId}`
+          : sql`t.issue_id IN (SELECT id FROM issues WHERE workspace_id = ${workspaceId} AND state_id = ${scope.stateId})`;
+      const open = sql`jsonb_array_length(t.pauses) > 0 AND t.pauses -> -1 -> 1 = 'null'::jsonb`;
+      if (action === 'open') {
+        await sql`
+          UPDATE sla_trackers t SET pauses = t.pauses || jsonb_build_array(jsonb_build_array(${ms}::bigint, NULL)), updated_at = ${at}
+          WHERE t.workspace_id = ${workspaceId} AND ${target} AND NOT (${open})`.execute(tx);
+      } else {
+        await sql`
+          UPDATE sla_trackers t
+          SET pauses = jsonb_set(t.pauses, ARRAY[(jsonb_array_length(t.pauses) - 1)::text, '1'], to_jsonb(${ms}::bigint)), updated_at = ${at}
+          WHERE t.workspace_id = ${workspaceId} AND ${target} AND ${open}`.execute(tx);
+      }
+    },
+
+    /** Removes the trackers of a policy (their rows stay, with the issue's facts, as "not applicable"). */
+    detachPolicy(tx: Executor, workspaceId: string, policyId: string, now: Date) {
+      return tx
+        .updateTable('sla_trackers')
+        .set({
+          policy_id: null,
+          priority: null,
+          response_due_at: null,
+          resolution_due_at: null,
+          response_risk_at: null,
+          response_breach_at: null,
+          resolution_risk_at: null,
+          resolution_breach_at: null,
+          response_settled: false,
+          resolution_settled: false,
+          updated_at: now,
+        })
+        .where('workspace_id', '=', workspaceId)
+        .where('policy_id', '=', policyId)
+        .execute();
+    },
+
+    /**
+     * A batch of the scope's trackers, in id order after `afterId`, with the policy and rule that apply to each issue
+     * now. Trackers whose targets are both met and settled are left out while a rule still applies (met targets
+     * never change); they come back only to be removed when no rule applies any more.
+     */
+    async retargetBatch(tx: Executor, workspaceId: string, scope: RetargetScope, afterId: string | null, limit: number): Promise<RetargetRow[]> {
+      const { rows } = await sql<RetargetRow>`
+        SELECT t.id, i.created_at, t.responded_at, t.resolved_at, t.pauses, t.policy_id, t.priority,
+               t.response_due_at, t.response_risk_at, t.response_breach_at,
+               t.resolution_due_at, t.resolution_risk_at, t.resolution_breach_at,
+               t.paused, t.response_settled, t.resolution_settled,
+               t.response_risk_sent, t.response_breach_sent, t.resolution_risk_sent, t.resolution_breach_sent,
+               r.policy_id AS rule_policy_id, r.priority AS rule_priority, r.response_ms, r.resolution_ms,
+               ap.at_risk_percent, ap.calendar_id, c.updated_at AS calendar_version
+        FROM sla_trackers t
+        JOIN issues i ON i.id = t.issue_id AND i.workspace_id = t.workspace_id
+        JOIN projects p ON p.id = i.project_id AND p.workspace_id = i.workspace_id
+        LEFT JOIN sla_policies d ON d.workspace_id = i.workspace_id AND d.is_default
+        LEFT JOIN sla_rules r ON r.workspace_id = i.workspace_id AND r.policy_id = coalesce(p.sla_policy_id, d.id) AND r.priority = i.priority
+        LEFT JOIN sla_policies ap ON ap.workspace_id = r.workspace_id AND ap.id = r.policy_id
+        LEFT JOIN sla_calendars c ON c.workspace_id = ap.workspace_id AND c.id = ap.calendar_id
+        WHERE t.workspace_id = ${workspaceId}
+          AND ${scopeCondition(scope)}
+          AND ${afterId === null ? sql`true` : sql`t.id > ${afterId}`}
+          AND NOT (t.response_settled AND t.resolution_settled AND t.policy_id IS NOT NULL AND r.policy_id IS NOT NULL)
+        ORDER BY t.id
+        LIMIT ${limit}`.execute(tx);
+      return rows;
+    },
+
+    /** Writes a batch of re-targeted trackers in one statement. */
+    async writeTrackers(tx: Executor, workspaceId: string, rows: TrackerWrite[], now: Date) {
+      if (!rows.length) return;
+      const col = <K extends keyof TrackerWrite>(k: K) => rows.map((r) => r[k]);
+      const times = (k: 'response_due_at' | 'response_risk_at' | 'response_breach_at' | 'resolution_due_at' | 'resolution_risk_at' | 'resolution_breach_at') =>
+        isoArray(col(k));
+      await sql`
+        UPDATE sla_trackers t
+        SET policy_id = u.policy_id, priority = u.priority,
+            response_due_at = u.response_due_at, response_risk_at = u.response_risk_at, response_breach_at = u.response_breach_at,
+            resolution_due_at = u.resolution_due_at, resolution_risk_at = u.resolution_risk_at,
+            resolution_breach_at = u.resolution_breach_at,
+            paused = u.paused, response_settled = u.response_settled, resolution_settled = u.resolution_settled,
+            response_risk_sent = u.response_risk_sent, response_breach_sent = u.response_breach_sent,
+            resolution_risk_sent = u.resolution_risk_sent, resolution_breach_sent = u.resolution_breach_sent,
+            updated_at = ${now}
+        FROM unnest(
+          ${col('id')}::uuid[], ${col('policy_id')}::uuid[], ${col('priority')}::text[],
+          ${times('response_due_at')}::timestamptz[], ${times('response_risk_at')}::timestamptz[], ${times('response_breach_at')}::timestamptz[],
+          ${times('resolution_due_at')}::timestamptz[], ${times('resolution_risk_at')}::timestamptz[],
+          ${times('resolution_breach_at')}::timestamptz[],
+          ${col('paused')}::boolean[], ${col('response_settled')}::boolean[], ${col('resolution_settled')}::boolean[],
+          ${col('response_risk_sent')}::boolean[], ${col('response_breach_sent')}::boolean[],
+          ${col('resolution_risk_sent')}::boolean[], ${col('resolution_breach_sent')}::boolean[]
+        ) AS u(id, policy_id, priority, response_due_at, response_risk_at, response_breach_at,
+               resolution_due_at, resolution_risk_at, resolution_breach_at, paused, response_settled, resolution_settled,
+               response_risk_sent, response_breach_sent, resolution_risk_sent, resolution_breach_sent)
+        WHERE t.workspace_id = ${workspaceId} AND t.id = u.id`.execute(tx);
+    },
+
+    /** Calendars by id, for the clock (the service caches them by id and `updated_at`). */
+    calendarsForClock(workspaceIds: string[], calendarIds: string[], tx: Executor = db): Promise<CalendarRowForClock[]> {
+      if (!calendarIds.length) return Promise.resolve([]);
+      return tx
+        .selectFrom('sla_calendars')
+        .select(['id', 'updated_at', 'time_zone', 'working_hours', 'holidays'])
+        .where('workspace_id', 'in', workspaceIds)
+        .where('id', 'in', calendarIds)
+        .execute();
+    },
+
+    /** The issue (scoped by workspace) and its applicable tracker, if any: `undefined` when the issue does not exist. */
+    async findIssueTracker(workspaceId: string, issueId: string, tx: Executor = db): Promise<{ tracker: TrackerViewRow | null } | undefined> {
+      const { rows } = await sql<TrackerViewRow & { issue_exists: string }>`
+        SELECT i.id AS issue_exists, ${viewSelect}
+        FROM issues i
+        LEFT JOIN sla_trackers t ON t.issue_id = i.id AND t.workspace_id = i.workspace_id AND t.policy_id IS NOT NULL
+        LEFT JOIN sla_policies ap ON ap.id = t.policy_id AND ap.workspace_id = t.workspace_id
+        LEFT JOIN sla_rules r ON r.policy_id = t.policy_id AND r.priority = t.priority AND r.workspace_id = t.workspace_id
+        LEFT JOIN sla_calendars c ON c.id = ap.calendar_id AND c.workspace_id = t.workspace_id
+        WHERE i.workspace_id = ${workspaceId} AND i.id = ${issueId}`.execute(tx);
+      const row = rows[0];
+      if (!row) return undefined;
+      return { tracker: row.id ? row : null };
+    },
+
+    /**
+     * Trackers with a breach before `now`, the oldest breach (most overdue) first. The page is cut from the partial
+     * index alone (an index-only scan, so a deep offset skips index entries, not rows), then only its rows are joined.
+     */
+    async listBreached(workspaceId: string, now: Date, page: { offset: number; per_page: number }, tx: Executor = db) {
+      const { rows } = await sql<TrackerViewRow>`
+        SELECT ${viewSelect}
+        FROM (
+          SELECT id, breach_at FROM sla_trackers
+          WHERE workspace_id = ${workspaceId} AND breach_at < ${now}
+          ORDER BY breach_at, id OFFSET ${page.offset} LIMIT ${page.per_page}
+        ) page
+        JOIN sla_trackers t ON t.id = page.id AND t.workspace_id = ${workspaceId}
+        ${viewJoins}
+        ORDER BY page.breach_at, page.id`.execute(tx);
+      return rows;
+    },
+
+    async countBreached(workspaceId: string, now: Date, tx: Executor = db) {
+      const row = await tx
+        .selectFrom('sla_trackers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('breach_at', '<', now)
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
+
+    /**
+     * Trackers at risk at `now`, the soonest breach first: a running tracker whose unmet target has reached its
+     * at-risk share and not its target. Two index range scans (one per target, from `now` on), merged; a tracker at
+     * risk on both targets comes once, by its response target (the sooner).
+     */
+    async listAtRisk(workspaceId: string, now: Date, page: { offset: number; per_page: number }, tx: Executor = db) {
+      const upTo = page.offset + page.per_page;
+      const { rows } = await sql<TrackerViewRow>`
+        SELECT ${viewSelect}
+        FROM (
+          SELECT id, key FROM (
+            (SELECT id, response_breach_at AS key FROM sla_trackers
+             WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
+               AND response_breach_at > ${now} AND response_risk_at <= ${now}
+             ORDER BY response_breach_at, id LIMIT ${upTo})
+            UNION ALL
+            (SELECT id, resolution_breach_at AS key FROM sla_trackers
+             WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
+               AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
+               AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})
+             ORDER BY resolution_breach_at, id LIMIT ${upTo})
+          ) both_targets
+          ORDER BY key, id OFFSET ${page.offset} LIMIT ${page.per_page}
+        ) page
+        JOIN sla_trackers t ON t.id = page.id AND t.workspace_id = ${workspaceId}
+        ${viewJoins}
+        ORDER BY page.key, page.id`.execute(tx);
+      return rows;
+    },
+
+    async countAtRisk(workspaceId: string, now: Date, tx: Executor = db) {
+      const { rows } = await sql<{ n: number }>`
+        SELECT
+          (SELECT count(*) FROM sla_trackers
+           WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
+             AND response_breach_at > ${now} AND response_risk_at <= ${now})
+          +
+          (SELECT count(*) FROM sla_trackers
+           WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
+             AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
+             AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})) AS n`.execute(tx);
+      return Number(rows[0]!.n);
+    },
+
+    /** Every workspace at once, for the metrics: one number, no tenant data. */
+    async countBreachedEverywhere(now: Date, tx: Executor = db) {
+      const row = await tx
+        .selectFrom('sla_trackers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('breach_at', 'is not', null)
+        .where('breach_at', '<', now)
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
+
+    // ---- SLA events (contract 11.4) -------------------------------------------------------------------------------
+
+    /**
+     * Claims trackers with a threshold crossed before `now` whose event is not recorded yet, across workspaces, each
+     * by one instance (SKIP LOCKED); the caller records the events and marks them sent in the same transaction.
+     */
+    async claimCrossings(tx: Executor, now: Date, limit: number) {
+      const { rows } = await sql<
+        TrackerViewRow & { response_risk_sent: boolean; response_breach_sent: boolean; resolution_risk_sent: boolean; resolution_breach_sent: boolean }
+      >`
+        SELECT ${viewSelect}, t.response_risk_sent, t.response_breach_sent, t.resolution_risk_sent, t.resolution_breach_sent
+        FROM (
+          SELECT id FROM sla_trackers WHERE next_event_at < ${now} AND policy_id IS NOT NULL
+          ORDER BY next_event_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        ) claimed
+        JOIN sla_trackers t ON t.id = claimed.id
+        ${viewJoins}`.execute(tx);
+      return rows;
+    },
+
+    async markSent(
+      tx: Executor,
+      workspaceId: string,
+      id: string,
+      sent: { response_risk_sent: boolean; response_breach_sent: boolean; resolution_risk_sent: boolean; resolution_breach_sent: boolean },
+    ) {
+      await tx.updateTable('sla_trackers').set(sent).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    },
+
+    /** Takes one workspace waiting for a re-targeting after the upgrade (SKIP LOCKED: one instance each). */
+    async claimPendingRetarget(tx: Executor) {
+      const { rows } = await sql<{ workspace_id: string }>`
+        DELETE FROM sla_retarget_pending
+        WHERE workspace_id = (SELECT workspace_id FROM sla_retarget_pending LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING workspace_id`.execute(tx);
+      return rows[0]?.workspace_id ?? null;
+    },
+  };
+}
