@@ -50,6 +50,9 @@ ALTER TABLE sla_trackers
   )) STORED;
 CREATE INDEX sla_trackers_next_event_idx ON sla_trackers (next_event_at) WHERE next_event_at IS NOT NULL;
 
+-- Compiled calendars are cached by id and version; every edit bumps the version (two edits can share an updated_at).
+ALTER TABLE sla_calendars ADD COLUMN version integer NOT NULL DEFAULT 1;
+
 -- Batched re-targeting walks a workspace's trackers in id order.
 CREATE UNIQUE INDEX sla_trackers_workspace_id_idx ON sla_trackers (workspace_id, id);
 

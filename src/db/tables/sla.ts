@@ -39,6 +39,8 @@ export interface SlaCalendarsTable {
   time_zone: string;
   working_hours: ColumnType<WorkingHours[], string, string>;
   holidays: ColumnType<Holiday[], string, string>;
+  /** Migration 0602: bumped by every edit (the clock's calendar cache key). */
+  version: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

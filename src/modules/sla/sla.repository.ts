@@ -164,11 +164,12 @@ export function slaRepository(db: Db) {
       const { working_hours, holidays, ...rest } = patch;
       return tx
         .updateTable('sla_calendars')
-        .set({
+        .set((eb) => ({
           ...rest,
+          version: eb('version', '+', 1),
           ...(working_hours !== undefined && { working_hours: JSON.stringify(working_hours) }),
           ...(holidays !== undefined && { holidays: JSON.stringify(holidays) }),
-        })
+        }))
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', calendarId)
         .returning(calendarColumns)

@@ -119,21 +119,21 @@ export function changes(row: RetargetRow, w: TrackerWrite): boolean {
 export type Retargeter = ReturnType<typeof createRetargeter>;
 
 export function createRetargeter(repo: SlaRepository) {
-  // Compiled calendars by id and version: a calendar edit changes `updated_at`, so a stale entry is never used (and
+  // Compiled calendars by id and version: every calendar edit bumps the version, so a stale entry is never used (and
   // another instance's edit is seen at once, since every read carries the version).
   const cache = new Map<string, CompiledCalendar>();
 
   /** The compiled calendars the rows name, loading those not cached. */
   async function calendarsOf(
     tx: Executor,
-    rows: readonly { calendar_id: string | null; calendar_version: Date | null }[],
+    rows: readonly { calendar_id: string | null; calendar_version: number | null }[],
     workspaceIds: string[],
   ): Promise<Map<string, CompiledCalendar>> {
     const out = new Map<string, CompiledCalendar>();
     const missing = new Set<string>();
     for (const row of rows) {
-      if (!row.calendar_id || !row.calendar_version || out.has(row.calendar_id)) continue;
-      const hit = cache.get(`${row.calendar_id}@${row.calendar_version.getTime()}`);
+      if (!row.calendar_id || row.calendar_version === null || out.has(row.calendar_id)) continue;
+      const hit = cache.get(`${row.calendar_id}@${row.calendar_version}`);
       if (hit) out.set(row.calendar_id, hit);
       else missing.add(row.calendar_id);
     }
@@ -141,7 +141,7 @@ export function createRetargeter(repo: SlaRepository) {
       for (const c of await repo.calendarsForClock([...new Set(workspaceIds)], [...missing], tx)) {
         const compiled = compileCalendar(c);
         if (cache.size >= CALENDAR_CACHE) cache.clear();
-        cache.set(`${c.id}@${c.updated_at.getTime()}`, compiled);
+        cache.set(`${c.id}@${c.version}`, compiled);
         out.set(c.id, compiled);
       }
     }

@@ -65,7 +65,7 @@ export interface RetargetRow {
   resolution_ms: number | null;
   at_risk_percent: number | null;
   calendar_id: string | null;
-  calendar_version: Date | null;
+  calendar_version: number | null;
 }
 
 /** What a re-targeting writes; only rows that differ from what is stored. */
@@ -111,7 +111,7 @@ export interface TrackerViewRow {
   resolution_ms: number | null;
   at_risk_percent: number | null;
   calendar_id: string | null;
-  calendar_version: Date | null;
+  calendar_version: number | null;
   issue_name: string;
   issue_project_id: string;
   issue_sequence_id: number;
@@ -121,7 +121,7 @@ export interface TrackerViewRow {
 
 export interface CalendarRowForClock {
   id: string;
-  updated_at: Date;
+  version: number;
   time_zone: string;
   working_hours: WorkingHours[];
   holidays: Holiday[];
@@ -133,7 +133,7 @@ const viewSelect = sql`
   t.response_due_at, t.response_risk_at, t.response_breach_at,
   t.resolution_due_at, t.resolution_risk_at, t.resolution_breach_at,
   t.response_settled, t.resolution_settled,
-  r.response_ms, r.resolution_ms, ap.at_risk_percent, ap.calendar_id, c.updated_at AS calendar_version,
+  r.response_ms, r.resolution_ms, ap.at_risk_percent, ap.calendar_id, c.version AS calendar_version,
   i.name AS issue_name, i.project_id AS issue_project_id, i.sequence_id AS issue_sequence_id,
   i.priority AS issue_priority, i.state_group AS issue_state_group`;
 const viewJoins = sql`
@@ -248,7 +248,7 @@ export function trackerQueries(db: Db) {
                t.paused, t.response_settled, t.resolution_settled,
                t.response_risk_sent, t.response_breach_sent, t.resolution_risk_sent, t.resolution_breach_sent,
                r.policy_id AS rule_policy_id, r.priority AS rule_priority, r.response_ms, r.resolution_ms,
-               ap.at_risk_percent, ap.calendar_id, c.updated_at AS calendar_version
+               ap.at_risk_percent, ap.calendar_id, c.version AS calendar_version
         FROM sla_trackers t
         JOIN issues i ON i.id = t.issue_id AND i.workspace_id = t.workspace_id
         JOIN projects p ON p.id = i.project_id AND p.workspace_id = i.workspace_id
@@ -295,12 +295,12 @@ export function trackerQueries(db: Db) {
         WHERE t.workspace_id = ${workspaceId} AND t.id = u.id`.execute(tx);
     },
 
-    /** Calendars by id, for the clock (the service caches them by id and `updated_at`). */
+    /** Calendars by id, for the clock (the service caches them by id and version). */
     calendarsForClock(workspaceIds: string[], calendarIds: string[], tx: Executor = db): Promise<CalendarRowForClock[]> {
       if (!calendarIds.length) return Promise.resolve([]);
       return tx
         .selectFrom('sla_calendars')
-        .select(['id', 'updated_at', 'time_zone', 'working_hours', 'holidays'])
+        .select(['id', 'version', 'time_zone', 'working_hours', 'holidays'])
         .where('workspace_id', 'in', workspaceIds)
         .where('id', 'in', calendarIds)
         .execute();
