@@ -156,19 +156,41 @@ const ISSUES_SQL = `
   ) x
   JOIN states s ON s.project_id = $2 AND s."group" = x.grp`;
 
-/** Tracker rows as the SLA module keeps them: one per issue; policy and due times where a rule applies. */
+/**
+ * Tracker rows as the SLA module keeps them with no calendar and no pause: one per issue; where a rule applies, due
+ * times from the creation and, per target, the at-risk instant (75 %) and the breach instant, null once met before
+ * them; met targets settled; crossings already past recorded as sent (as the SLA events scanner would have).
+ */
 const TRACKERS_SQL = `
   INSERT INTO sla_trackers (id, workspace_id, issue_id, policy_id, priority, response_due_at, resolution_due_at,
-                            responded_at, resolved_at, created_at, updated_at)
-  SELECT gen_random_uuid(), i.workspace_id, i.id, r.policy_id, r.priority,
-         i.created_at + r.response_ms * interval '1 millisecond', i.created_at + r.resolution_ms * interval '1 millisecond',
-         CASE WHEN i.state_group IN ('started', 'completed', 'cancelled') THEN
-           LEAST(i.updated_at, i.created_at + coalesce(r.response_ms, 3600000) * (0.1 + (abs(hashint4(i.sequence_id + 31)) % 100) / 90.0) * interval '1 millisecond')
-         END,
-         CASE WHEN i.state_group IN ('completed', 'cancelled') THEN i.updated_at END,
-         i.created_at, i.updated_at
-  FROM issues i LEFT JOIN sla_rules r ON r.policy_id = $3 AND r.priority = i.priority
-  WHERE i.project_id = $1 AND i.sequence_id BETWEEN $4 AND $5 AND i.workspace_id = $2`;
+                            responded_at, resolved_at, response_risk_at, response_breach_at, resolution_risk_at, resolution_breach_at,
+                            response_settled, resolution_settled, response_risk_sent, response_breach_sent,
+                            resolution_risk_sent, resolution_breach_sent, created_at, updated_at)
+  SELECT id, workspace_id, issue_id, policy_id, priority, rdue, sdue, responded_at, resolved_at, rrisk, rbreach, srisk, sbreach,
+         responded_at IS NOT NULL AND policy_id IS NOT NULL, resolved_at IS NOT NULL AND policy_id IS NOT NULL,
+         coalesce(rrisk <= now(), false), coalesce(rbreach <= now(), false), coalesce(srisk <= now(), false), coalesce(sbreach <= now(), false),
+         created_at, updated_at
+  FROM (
+    SELECT *,
+           CASE WHEN responded_at IS NULL OR responded_at >= rrisk0 THEN rrisk0 END AS rrisk,
+           CASE WHEN responded_at IS NULL OR responded_at > rdue THEN rdue END AS rbreach,
+           CASE WHEN resolved_at IS NULL OR resolved_at >= srisk0 THEN srisk0 END AS srisk,
+           CASE WHEN resolved_at IS NULL OR resolved_at > sdue THEN sdue END AS sbreach
+    FROM (
+      SELECT gen_random_uuid() AS id, i.workspace_id, i.id AS issue_id, r.policy_id, r.priority,
+             i.created_at + r.response_ms * interval '1 millisecond' AS rdue,
+             i.created_at + r.resolution_ms * interval '1 millisecond' AS sdue,
+             i.created_at + ceil(r.response_ms * 0.75) * interval '1 millisecond' AS rrisk0,
+             i.created_at + ceil(r.resolution_ms * 0.75) * interval '1 millisecond' AS srisk0,
+             CASE WHEN i.state_group IN ('started', 'completed', 'cancelled') THEN
+               LEAST(i.updated_at, i.created_at + coalesce(r.response_ms, 3600000) * (0.1 + (abs(hashint4(i.sequence_id + 31)) % 100) / 90.0) * interval '1 millisecond')
+             END AS responded_at,
+             CASE WHEN i.state_group IN ('completed', 'cancelled') THEN i.updated_at END AS resolved_at,
+             i.created_at, i.updated_at
+      FROM issues i LEFT JOIN sla_rules r ON r.policy_id = $3 AND r.priority = i.priority
+      WHERE i.project_id = $1 AND i.sequence_id BETWEEN $4 AND $5 AND i.workspace_id = $2
+    ) base
+  ) t`;
 
 /** 0 .. 2*avg comments per issue, by the owner and the members in turn. */
 const COMMENTS_SQL = `
