@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { addInterval } from '../../src/modules/billing/billing.domain.js';
 import { createWorkspace } from '../helpers/factories.js';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app.js';
-import { billingPath, getSubscription } from '../billing/billing-helpers.js';
-import { eventsOf, paidPayment } from './support.js';
+import { expectSuccess } from '../helpers/client.js';
+import { as, eventsOf, getSubscription, paidPayment } from './support.js';
 
 const ctx = useTestApp({ sessionTtlDays: 3650 });
 const DAY = 86_400_000;
@@ -14,7 +14,7 @@ describe('renewal and trial notices, and subscription.updated from the lifecycle
     const t = ctx();
     const ws = await createWorkspace(t.api);
     await paidPayment(t, ws);
-    const end = new Date((await getSubscription(t.api, ws)).subscription!.current_period_end);
+    const end = new Date((await getSubscription(t, ws)).subscription!.current_period_end);
     expect(end.getTime()).toBe(addInterval(t.clock.now(), 'month').getTime());
 
     t.clock.set(new Date(end.getTime() - 7 * DAY - 1000));
@@ -42,7 +42,8 @@ describe('renewal and trial notices, and subscription.updated from the lifecycle
     const t = ctx();
     const ws = await createWorkspace(t.api);
     await paidPayment(t, ws);
-    expect((await t.api.post(billingPath(ws, 'cancel/'), { immediate: false }, { token: ws.admin.token })).status).toBe(200);
+    const path = { slug: ws.slug };
+    expectSuccess(await as(t, ws.admin.token).POST('/api/workspaces/{slug}/billing/cancel/', { params: { path }, body: { immediate: false } }));
     t.clock.advance(29 * DAY);
     await job(t, 'billing.notices').run();
     expect(await eventsOf(t, ws.workspaceId, 'subscription.renewal_upcoming')).toHaveLength(0);
@@ -53,9 +54,11 @@ describe('renewal and trial notices, and subscription.updated from the lifecycle
     const second = await startTestApp({ sessionTtlDays: 3650 }, t.database);
     try {
       const ws = await createWorkspace(t.api);
-      const trial = await t.api.post(billingPath(ws, 'trial/'), { plan_slug: 'pro' }, { token: ws.admin.token });
-      expect(trial.status).toBe(201);
-      const end = new Date(trial.body.subscription.current_period_end);
+      const trial = expectSuccess(
+        await as(t, ws.admin.token).POST('/api/workspaces/{slug}/billing/trial/', { params: { path: { slug: ws.slug } }, body: { plan_slug: 'pro' } }),
+        201,
+      );
+      const end = new Date(trial.subscription!.current_period_end);
       t.clock.set(new Date(end.getTime() - 3 * DAY - 1));
       await job(t, 'billing.notices').run();
       expect(await eventsOf(t, ws.workspaceId, 'subscription.trial_will_end')).toHaveLength(0);

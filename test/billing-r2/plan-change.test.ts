@@ -2,14 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addInterval } from '../../src/modules/billing/billing.domain.js';
 import { classifyChange, prorationCredit, upgradeCharge } from '../../src/modules/billing/billing.plan-change.js';
-import { createProject, createWorkspace, expectProblem } from '../helpers/factories.js';
+import { expectFailure, expectSuccess } from '../helpers/client.js';
+import { createProject, createWorkspace, type WorkspaceFixture } from '../helpers/factories.js';
 import { type TestApp, useTestApp } from '../helpers/test-app.js';
-import { billingPath, checkout, getSubscription, pressSandbox } from '../billing/billing-helpers.js';
-import { eventsOf, paidPayment } from './support.js';
+import { pressSandbox } from '../billing/billing-helpers.js';
+import { as, checkout, eventsOf, getSubscription, paidPayment } from './support.js';
 
 const ctx = useTestApp({ sessionTtlDays: 3650 });
 const DAY = 86_400_000;
 const job = (t: TestApp, name: string) => t.app.jobs.find((j) => j.name === name)!;
+const invoices = async (t: TestApp, ws: WorkspaceFixture) =>
+  expectSuccess(await as(t, ws.admin.token).GET('/api/workspaces/{slug}/billing/invoices/', { params: { path: { slug: ws.slug } } }));
 
 describe('proration (pure)', () => {
   const arb = fc
@@ -64,17 +67,17 @@ describe('plan changes through the sandbox', () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
     await paidPayment(t, ws); // pro, month, 29900
-    const sub = (await getSubscription(t.api, ws)).subscription!;
+    const sub = (await getSubscription(t, ws)).subscription!;
     const start = new Date(sub.current_period_start);
     const end = new Date(sub.current_period_end);
     t.clock.advance(10 * DAY);
     const expected = Math.floor((29900 * Math.floor((end.getTime() - t.clock.now().getTime()) / 1000)) / Math.floor((end.getTime() - start.getTime()) / 1000));
 
-    const session = await checkout(t.api, ws, { plan_slug: 'business', billing_interval: 'month' });
+    const session = await checkout(t, ws, { plan_slug: 'business', billing_interval: 'month' });
     expect(session).toMatchObject({ proration_credit: expected, amount: 79900 - expected });
     await pressSandbox(session.iframe_url!, 'pay');
     const now = t.clock.now();
-    const state = await getSubscription(t.api, ws);
+    const state = await getSubscription(t, ws);
     expect(state.subscription).toMatchObject({
       plan_slug: 'business',
       status: 'active',
@@ -83,8 +86,7 @@ describe('plan changes through the sandbox', () => {
       scheduled_plan_slug: null,
     });
     expect(state.limits.plan_slug).toBe('business');
-    const invoices = await t.api.get(billingPath(ws, 'invoices/'), { token: ws.admin.token });
-    expect(invoices.body.results[0]).toMatchObject({ plan_slug: 'business', subtotal_amount: 79900, proration_credit: expected, total_amount: 79900 - expected });
+    expect((await invoices(t, ws)).results[0]).toMatchObject({ plan_slug: 'business', subtotal_amount: 79900, proration_credit: expected, total_amount: 79900 - expected });
     const updated = await eventsOf(t, ws.workspaceId, 'subscription.updated');
     expect(updated.map((e) => [(e.data as any).previous_status, (e.data as any).subscription.plan_slug])).toEqual([
       [null, 'pro'],
@@ -96,25 +98,24 @@ describe('plan changes through the sandbox', () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
     await paidPayment(t, ws, { plan_slug: 'business', billing_interval: 'month' });
-    const end = new Date((await getSubscription(t.api, ws)).subscription!.current_period_end);
+    const end = new Date((await getSubscription(t, ws)).subscription!.current_period_end);
     t.clock.advance(5 * DAY);
 
-    const session = await checkout(t.api, ws, { plan_slug: 'pro', billing_interval: 'month' });
+    const session = await checkout(t, ws, { plan_slug: 'pro', billing_interval: 'month' });
     expect(session).toMatchObject({ amount: 29900, proration_credit: 0 });
     await pressSandbox(session.iframe_url!, 'pay');
-    let state = await getSubscription(t.api, ws);
+    let state = await getSubscription(t, ws);
     expect(state.subscription).toMatchObject({ plan_slug: 'business', status: 'active', scheduled_plan_slug: 'pro', current_period_end: end.toISOString() });
     expect(state.limits.plan_slug).toBe('business');
-    const invoices = await t.api.get(billingPath(ws, 'invoices/'), { token: ws.admin.token });
-    expect(invoices.body.results[0]).toMatchObject({ plan_slug: 'pro', period_start: end.toISOString(), period_end: addInterval(end, 'month').toISOString() });
+    expect((await invoices(t, ws)).results[0]).toMatchObject({ plan_slug: 'pro', period_start: end.toISOString(), period_end: addInterval(end, 'month').toISOString() });
 
     t.clock.set(new Date(end.getTime() - 1));
     await job(t, 'billing.lifecycle').run();
-    expect((await getSubscription(t.api, ws)).subscription?.plan_slug).toBe('business');
+    expect((await getSubscription(t, ws)).subscription?.plan_slug).toBe('business');
 
     t.clock.set(end);
     await job(t, 'billing.lifecycle').run();
-    state = await getSubscription(t.api, ws);
+    state = await getSubscription(t, ws);
     expect(state.subscription).toMatchObject({
       plan_slug: 'pro',
       status: 'active',
@@ -133,24 +134,31 @@ describe('plan changes through the sandbox', () => {
     const ws = await createWorkspace(t.api);
     for (let i = 0; i < 4; i++) await createProject(t.api, ws).catch(() => undefined);
     // the free plan allows 3 projects: put the workspace on a trial to create a 4th and a custom property
-    expect((await t.api.post(billingPath(ws, 'trial/'), { plan_slug: 'pro' }, { token: ws.admin.token })).status).toBe(201);
+    const admin = as(t, ws.admin.token);
+    const path = { slug: ws.slug };
+    expectSuccess(await admin.POST('/api/workspaces/{slug}/billing/trial/', { params: { path }, body: { plan_slug: 'pro' } }), 201);
     const project = await createProject(t.api, ws);
-    const prop = await t.api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/custom-properties/`, { name: 'Team', type: 'text' }, { token: ws.admin.token });
-    const res = await t.api.get(billingPath(ws, 'plan-check/?plan_slug=free'), { token: ws.admin.token });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.plan_slug).toBe('free');
-    expect(res.body.allowed).toBe(false);
-    expect(res.body.violations).toContainEqual({ limit: 'max_projects', allowed: 3, current: 4 });
-    expect(prop.status, prop.text).toBe(201);
-    expect(res.body.violations).toContainEqual({ limit: 'custom_properties', allowed: false, current: 1 });
-    const pro = await t.api.get(billingPath(ws, 'plan-check/?plan_slug=pro'), { token: ws.admin.token });
-    expect(pro.body).toEqual({ plan_slug: 'pro', allowed: true, violations: [] });
+    const prop = await admin.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
+      params: { path: { slug: ws.slug, projectId: project.id } },
+      body: { name: 'Team', type: 'text' },
+    });
+    const planCheck = (token: string, plan_slug: string) =>
+      as(t, token).GET('/api/workspaces/{slug}/billing/plan-check/', { params: { path, query: { plan_slug } } });
+    const res = expectSuccess(await planCheck(ws.admin.token, 'free'));
+    expect(res.plan_slug).toBe('free');
+    expect(res.allowed).toBe(false);
+    expect(res.violations).toContainEqual({ limit: 'max_projects', allowed: 3, current: 4 });
+    expectSuccess(prop, 201);
+    expect(res.violations).toContainEqual({ limit: 'custom_properties', allowed: false, current: 1 });
+    expect((await planCheck(ws.admin.token, 'pro')).data).toEqual({ plan_slug: 'pro', allowed: true, violations: [] });
 
-    expectProblem(await t.api.get(billingPath(ws, 'plan-check/'), { token: ws.admin.token }), 400, 'validation_failed');
-    expectProblem(await t.api.get(billingPath(ws, 'plan-check/?plan_slug=nope'), { token: ws.admin.token }), 400, 'validation_failed');
+    // plan_slug is required: sent without it on purpose
+    const noPlan = { params: { path } } as { params: { path: typeof path; query: { plan_slug: string } } };
+    expectFailure(await admin.GET('/api/workspaces/{slug}/billing/plan-check/', noPlan), 400, 'validation_failed');
+    expectFailure(await planCheck(ws.admin.token, 'nope'), 400, 'validation_failed');
     const member = await ws.addUser('member');
-    expectProblem(await t.api.get(billingPath(ws, 'plan-check/?plan_slug=free'), { token: member.token }), 403, 'forbidden');
+    expectFailure(await planCheck(member.token, 'free'), 403, 'forbidden');
     const other = await createWorkspace(t.api);
-    expectProblem(await t.api.get(billingPath(ws, 'plan-check/?plan_slug=free'), { token: other.admin.token }), 404, 'not_found');
+    expectFailure(await planCheck(other.admin.token, 'free'), 404, 'not_found');
   });
 });

@@ -1,18 +1,20 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createWorkspace, expectProblem, type WorkspaceFixture } from '../helpers/factories.js';
+import { expectFailure, expectSuccess } from '../helpers/client.js';
+import { createWorkspace, type WorkspaceFixture } from '../helpers/factories.js';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app.js';
-import { checkout, countRows, getSubscription, instanceAdmin, postCallback, pressSandbox, signedCallback } from '../billing/billing-helpers.js';
-import { eventsOf, paymentByOid, reconcilePath } from './support.js';
+import { countRows, instanceAdmin, postCallback, pressSandbox, signedCallback } from '../billing/billing-helpers.js';
+import { as, byPaymentId, checkout, eventsOf, getSubscription, paymentByOid, reconcileRoute, refundRoute } from './support.js';
 
 const ctx = useTestApp({ sessionTtlDays: 3650 });
 const SECOND = 1000;
 
+const reconcile = (t: TestApp, token: string, paymentId: string) => as(t, token).POST(reconcileRoute, byPaymentId(paymentId));
 const jobOf = (t: TestApp) => t.app.jobs.find((j) => j.name === 'billing.reconcile')! as { run(): Promise<Record<string, number>> };
 
 /** The customer paid on the sandbox page but the notification never reached us (the sandbox marks the order paid). */
 async function payWithDroppedCallback(t: TestApp, ws: WorkspaceFixture) {
-  const session = await checkout(t.api, ws);
+  const session = await checkout(t, ws);
   await sql`UPDATE sandbox_orders SET state = 'paid' WHERE merchant_oid = ${session.merchant_oid}`.execute(t.database.db);
   return session;
 }
@@ -32,7 +34,7 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     t.clock.advance(1 * SECOND);
     expect(await jobOf(t).run()).toMatchObject({ fulfilled: 1 });
     expect(await paymentByOid(t, ws, session.merchant_oid)).toMatchObject({ status: 'success', failure_reason: null });
-    expect((await getSubscription(t.api, ws)).subscription).toMatchObject({ status: 'active', plan_slug: 'pro' });
+    expect((await getSubscription(t, ws)).subscription).toMatchObject({ status: 'active', plan_slug: 'pro' });
     expect(await countRows(t, 'invoices', ws.workspaceId)).toBe(1);
 
     // the callback that finally arrives changes nothing
@@ -53,13 +55,12 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     const form = signedCallback(t, session.merchant_oid, 'success', session.amount);
     const results = await Promise.all([
       postCallback(t, form),
-      t.api.post(reconcilePath(payment.id), undefined, { token: operator.token }),
+      reconcile(t, operator.token, payment.id),
       jobOf(t).run(),
       postCallback(t, form),
     ]);
     expect(results[0].text).toBe('OK');
-    expect(results[1].status, results[1].text).toBe(200);
-    expect(results[1].body).toMatchObject({ id: payment.id, status: 'success' });
+    expect(expectSuccess(results[1])).toMatchObject({ id: payment.id, status: 'success' });
     expect(await countRows(t, 'invoices', ws.workspaceId)).toBe(1);
     expect(await eventsOf(t, ws.workspaceId, 'payment.succeeded')).toHaveLength(1);
     expect(await eventsOf(t, ws.workspaceId, 'subscription.updated')).toHaveLength(1);
@@ -69,13 +70,12 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     const t = ctx();
     const operator = await instanceAdmin(t);
     const ws = await createWorkspace(t.api);
-    const session = await checkout(t.api, ws);
+    const session = await checkout(t, ws);
     const payment = await paymentByOid(t, ws, session.merchant_oid);
 
     t.clock.advance(11 * 60 * SECOND);
-    const early = await t.api.post(reconcilePath(payment.id), undefined, { token: operator.token });
-    expect(early.status, early.text).toBe(200);
-    expect(early.body).toMatchObject({ status: 'pending' });
+    const early = expectSuccess(await reconcile(t, operator.token, payment.id));
+    expect(early).toMatchObject({ status: 'pending' });
 
     t.clock.advance(20 * 60 * SECOND);
     expect(await jobOf(t).run()).toMatchObject({ expired: 1 });
@@ -87,7 +87,7 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     // the provider's first notification arrives late: it is honoured
     expect((await postCallback(t, signedCallback(t, session.merchant_oid, 'success', session.amount))).text).toBe('OK');
     expect(await paymentByOid(t, ws, session.merchant_oid)).toMatchObject({ status: 'success', failure_reason: null });
-    expect((await getSubscription(t.api, ws)).subscription?.status).toBe('active');
+    expect((await getSubscription(t, ws)).subscription?.status).toBe('active');
     // ... and only the first one
     expect((await postCallback(t, signedCallback(t, session.merchant_oid, 'failed', session.amount))).text).toBe('OK');
     expect((await paymentByOid(t, ws, session.merchant_oid)).status).toBe('success');
@@ -101,11 +101,10 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     const session = await payWithDroppedCallback(t, ws);
     await sql`UPDATE sandbox_orders SET amount = 100 WHERE merchant_oid = ${session.merchant_oid}`.execute(t.database.db);
     const payment = await paymentByOid(t, ws, session.merchant_oid);
-    const res = await t.api.post(reconcilePath(payment.id), undefined, { token: operator.token });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.status).toBe('failed');
-    expect(res.body.failure_reason).toMatch(/^amount_mismatch/);
-    expect((await getSubscription(t.api, ws)).subscription).toBeNull();
+    const res = expectSuccess(await reconcile(t, operator.token, payment.id));
+    expect(res.status).toBe('failed');
+    expect(res.failure_reason).toMatch(/^amount_mismatch/);
+    expect((await getSubscription(t, ws)).subscription).toBeNull();
   });
 
   it('runs on two instances at once and checks each stale payment once', async () => {
@@ -133,15 +132,14 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     const t = ctx();
     const operator = await instanceAdmin(t);
     const ws = await createWorkspace(t.api);
-    const session = await checkout(t.api, ws);
+    const session = await checkout(t, ws);
     await pressSandbox(session.iframe_url!, 'pay');
     const payment = await paymentByOid(t, ws, session.merchant_oid);
-    expectProblem(await t.api.post(reconcilePath(payment.id), undefined, { token: ws.admin.token }), 403, 'forbidden');
-    expectProblem(await t.api.post(reconcilePath('0190f4a1-0000-7000-8000-000000000000'), undefined, { token: operator.token }), 404, 'not_found');
-    expectProblem(await t.api.post(reconcilePath('nope'), undefined, { token: operator.token }), 400, 'validation_failed');
-    const res = await t.api.post(reconcilePath(payment.id), undefined, { token: operator.token });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: payment.id, status: 'success', refunded_amount: 0 });
+    expectFailure(await reconcile(t, ws.admin.token, payment.id), 403, 'forbidden');
+    expectFailure(await reconcile(t, operator.token, '0190f4a1-0000-7000-8000-000000000000'), 404, 'not_found');
+    expectFailure(await reconcile(t, operator.token, 'nope'), 400, 'validation_failed');
+    const res = expectSuccess(await reconcile(t, operator.token, payment.id));
+    expect(res).toMatchObject({ id: payment.id, status: 'success', refunded_amount: 0 });
   });
 });
 
@@ -149,7 +147,7 @@ describe('the sandbox keeps its orders in the database', () => {
   it('an open payment page keeps working on another instance (as after a restart)', async () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
-    const session = await checkout(t.api, ws);
+    const session = await checkout(t, ws);
     const second = await startTestApp({ sessionTtlDays: 3650 }, t.database);
     try {
       const url = session.iframe_url!.replace(t.url, second.url);
@@ -189,10 +187,10 @@ describe('the sandbox refund and status query endpoints', () => {
     const t = ctx();
     const operator = await instanceAdmin(t);
     const ws = await createWorkspace(t.api);
-    const session = await checkout(t.api, ws);
+    const session = await checkout(t, ws);
     await pressSandbox(session.iframe_url!, 'pay');
     const payment = await paymentByOid(t, ws, session.merchant_oid);
-    expect((await t.api.post(`/api/admin/payments/${payment.id}/refund/`, { amount: 1050 }, { token: operator.token })).status).toBe(201);
+    expectSuccess(await as(t, operator.token).POST(refundRoute, { ...byPaymentId(payment.id), body: { amount: 1050 } }), 201);
     const { statusQueryHash } = await import('../../src/modules/billing/paytr/index.js');
     const res = await post(t, '/odeme/durum-sorgu', { merchant_id: t.config.paytr.merchantId, merchant_oid: session.merchant_oid, paytr_token: statusQueryHash(t.config.paytr, session.merchant_oid) });
     expect(res.body).toMatchObject({ status: 'success', payment_amount: '299.00', payment_total: '299.00', currency: 'TL', returns: [{ return_amount: '10.50' }] });
