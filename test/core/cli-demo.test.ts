@@ -23,6 +23,7 @@ describe('cli demo', () => {
     const first = cliContext();
     expect(await demoCommand.run({ url: ctx().url }, first.ctx)).toBeUndefined();
     expect(first.lines.join('\n')).toMatch(/subscription active/);
+    expect(first.lines.join('\n')).toMatch(/\d+ breached and \d+ at-risk SLA trackers/);
 
     const signIn = await clientFor(ctx().url).POST('/api/auth/sign-in/', { body: { email: 'demo@example.com', password: 'demo-password' } });
     const api = clientFor(ctx().url, signIn.data!.token);

@@ -138,15 +138,17 @@ export const demoCommand: Command = {
         },
       }),
     );
-    // Seconds-long targets on the live desk, so breached trackers exist by the time the demo ends.
+    // Seconds-long targets on the live desk, so breached trackers exist by the time the demo ends, and an at-risk share
+    // of 1 %: high issues are at risk after 3.6 s and stay so for half an hour (response breached after 6 min).
     const live = await unwrap(
       api.POST('/api/workspaces/{slug}/sla-policies/', {
         ...ws,
         body: {
           name: 'Live desk (demo: targets in seconds)',
+          at_risk_percent: 1,
           rules: [
             { priority: 'urgent', response_time_h: 0.002, resolution_time_h: 0.004 },
-            { priority: 'high', response_time_h: 0.5, resolution_time_h: 2 },
+            { priority: 'high', response_time_h: 0.1, resolution_time_h: 0.5 },
             { priority: 'medium', response_time_h: 2, resolution_time_h: 8 },
             { priority: 'low', response_time_h: 8, resolution_time_h: 40 },
           ],
@@ -244,7 +246,8 @@ export const demoCommand: Command = {
     const waitMs = 8_000 - (Date.now() - issuesStarted);
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     const breached = await unwrap(api.GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug }, query: { per_page: 1 } } }));
-    step(`${breached.total} breached SLA trackers`);
+    const atRisk = await unwrap(api.GET('/api/workspaces/{slug}/sla-at-risk/', { params: { path: { slug }, query: { per_page: 1 } } }));
+    step(`${breached.total} breached and ${atRisk.total} at-risk SLA trackers`);
 
     ctx.out(`\nDone in ${Math.round((Date.now() - started) / 1000)} s. Open ${baseUrl}/app/ (or ${baseUrl}/docs) and sign in as ${DEMO.email} / ${DEMO.password}.`);
   },
