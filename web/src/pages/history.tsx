@@ -57,7 +57,7 @@ function describe(e: Entry, names: Names) {
         </>
       );
     case 'comment':
-      return <>commented (the first comment by someone other than the creator counts as the response)</>;
+      return <>commented (a comment by someone other than the creator counts as a response)</>;
     case 'project_policy':
       return (
         <>
