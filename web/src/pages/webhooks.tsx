@@ -31,7 +31,10 @@ function Secret({ secret, onDismiss }: { secret: string; onDismiss: () => void }
       <p><strong>Signing secret</strong>: copy it now, it is not shown again.</p>
       <code class="secret-value">{secret}</code>
       <div class="actions">
-        <button type="button" onClick={() => void navigator.clipboard?.writeText(secret).then(() => setCopied(true), () => undefined)}>{copied ? 'Copied' : 'Copy secret'}</button>
+        {/* The clipboard API exists only on secure origins (https, localhost); elsewhere the secret is selected by hand. */}
+        {'clipboard' in navigator ? (
+          <button type="button" onClick={() => void navigator.clipboard.writeText(secret).then(() => setCopied(true), () => undefined)}>{copied ? 'Copied' : 'Copy secret'}</button>
+        ) : null}
         <button type="button" class="secondary" onClick={onDismiss}>I have stored it</button>
       </div>
     </div>
