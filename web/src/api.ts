@@ -3,6 +3,11 @@ import { ApiError, createClient, unwrap, type WorkItemClient } from '../../clien
 
 export { ApiError, unwrap };
 export type { components, operations, paths } from '../../client/src/index.js';
+import type { operations } from '../../client/src/index.js';
+
+type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+/** The JSON answer of an operation of the client, e.g. `Answer<'listWebhooks'>[number]`, `Answer<'createWebhook', 201>`. */
+export type Answer<Op extends keyof operations, S extends PropertyKey = 200> = operations[Op]['responses'] extends Record<S, infer R> ? Json<R> : never;
 
 const TOKEN_KEY = 'wis.console.token';
 

@@ -6,6 +6,9 @@ import { SignIn, SignUp } from './pages/auth.js';
 import { Billing } from './pages/billing.js';
 import { IssueList, IssuePage, NewIssue, Properties } from './pages/issues.js';
 import { BreachedBoard, Policies } from './pages/sla.js';
+import { Calendars } from './pages/calendars.js';
+import { States } from './pages/states.js';
+import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
 import { Projects, Workspaces } from './pages/workspaces.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import './styles.css';
@@ -25,11 +28,16 @@ const ROUTES: Route[] = [
   { path: '/w/:slug', page: (p) => <Projects slug={p.slug!} /> },
   { path: '/w/:slug/sla/breached', page: (p) => <BreachedBoard slug={p.slug!} /> },
   { path: '/w/:slug/sla/policies', page: (p) => <Policies slug={p.slug!} /> },
+  { path: '/w/:slug/sla/calendars', page: (p) => <Calendars slug={p.slug!} /> },
   { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
+  { path: '/w/:slug/webhooks', page: (p) => <Webhooks slug={p.slug!} /> },
+  { path: '/w/:slug/webhooks/:webhookId', page: (p, q) => <WebhookPage key={p.webhookId} slug={p.slug!} webhookId={p.webhookId!} query={q} /> },
+  { path: '/w/:slug/webhooks/:webhookId/deliveries/:deliveryId', page: (p) => <DeliveryPage key={p.deliveryId} slug={p.slug!} webhookId={p.webhookId!} deliveryId={p.deliveryId!} /> },
   { path: '/w/:slug/p/:projectId/issues', page: (p, q) => <IssueList slug={p.slug!} projectId={p.projectId!} query={q} /> },
   { path: '/w/:slug/p/:projectId/issues/new', page: (p) => <NewIssue slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/issues/:issueId', page: (p) => <IssuePage key={p.issueId} slug={p.slug!} projectId={p.projectId!} issueId={p.issueId!} /> },
   { path: '/w/:slug/p/:projectId/properties', page: (p) => <Properties slug={p.slug!} projectId={p.projectId!} /> },
+  { path: '/w/:slug/p/:projectId/states', page: (p) => <States slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/baselines', page: (p) => <Baselines slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/baselines/:baselineId', page: (p) => <Deviation slug={p.slug!} projectId={p.projectId!} baselineId={p.baselineId!} /> },
 ];
@@ -39,7 +47,9 @@ function workspaceNav(slug: string) {
     { to: `/w/${slug}`, label: 'Projects' },
     { to: `/w/${slug}/sla/breached`, label: 'SLA breached' },
     { to: `/w/${slug}/sla/policies`, label: 'SLA policies' },
+    { to: `/w/${slug}/sla/calendars`, label: 'SLA calendars' },
     { to: `/w/${slug}/billing`, label: 'Billing' },
+    { to: `/w/${slug}/webhooks`, label: 'Webhooks' },
   ];
 }
 
@@ -48,6 +58,7 @@ function projectNav(slug: string, projectId: string) {
   return [
     { to: `${base}/issues`, label: 'Issues' },
     { to: `${base}/properties`, label: 'Custom properties' },
+    { to: `${base}/states`, label: 'States' },
     { to: `${base}/baselines`, label: 'Baselines' },
   ];
 }

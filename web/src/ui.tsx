@@ -106,15 +106,50 @@ export function Show<T>({ state, children }: { state: Loaded<T>; children: (data
 }
 
 let fieldSeq = 0;
-/** A labelled control: every input has a label. */
-export function Field({ label, children, hint }: { label: string; children: (id: string) => ComponentChildren; hint?: string }) {
+/**
+ * A labelled control: every input has a label. `errors` are the API's messages for this field's path, shown under it;
+ * the control gets `describedBy` (the hint and the messages) to pass as `aria-describedby`.
+ */
+export function Field({ label, children, hint, errors }: { label: string; children: (id: string, describedBy?: string) => ComponentChildren; hint?: string; errors?: string[] }) {
   const id = useRef(`f${++fieldSeq}`).current;
+  const bad = errors?.length ? errors : null;
+  const describedBy = [hint ? `${id}-hint` : '', bad ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div class="field">
+    <div class={bad ? 'field invalid' : 'field'}>
       <label for={id}>{label}</label>
-      {children(id)}
-      {hint ? <small>{hint}</small> : null}
+      {children(id, describedBy)}
+      {hint ? <small id={`${id}-hint`}>{hint}</small> : null}
+      {bad ? <FieldErrors id={`${id}-err`} messages={bad} /> : null}
     </div>
+  );
+}
+
+/** The API's messages for one field, next to it. */
+export function FieldErrors({ id, messages }: { id?: string; messages: string[] | undefined }) {
+  if (!messages?.length) return null;
+  return (
+    <small class="field-error" id={id}>
+      {messages.join('; ')}
+    </small>
+  );
+}
+
+/** The messages of an API validation error whose `errors[].path` is exactly `path` (a JSON pointer such as `/working_hours/0/start`). */
+export function errorsAt(error: unknown, path: string): string[] | undefined {
+  if (!(error instanceof ApiError) || !error.problem.errors) return undefined;
+  const found = error.problem.errors.filter((e) => e.path === path).map((e) => e.message);
+  return found.length ? found : undefined;
+}
+
+/** Previous / next over a paginated list (`{results, total, offset, per_page}`). */
+export function Pager({ offset, perPage, shown, total, onPage, label = 'Pages' }: { offset: number; perPage: number; shown: number; total: number; onPage: (offset: number) => void; label?: string }) {
+  if (total <= perPage && offset === 0) return null;
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - perPage))}>Previous</button>
+      <span>{shown ? `${offset + 1}–${offset + shown}` : '0'} of {total}</span>
+      <button type="button" disabled={offset + perPage >= total} onClick={() => onPage(offset + perPage)}>Next</button>
+    </nav>
   );
 }
 

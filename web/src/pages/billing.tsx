@@ -1,8 +1,44 @@
 import { useState } from 'preact/hooks';
 import { api, money, unwrap, when } from '../api.js';
-import { Badge, Empty, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { Badge, Empty, Field, formValues, PageTitle, Pager, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 const limit = (n: number) => (n === -1 ? 'unlimited' : String(n));
+const NOTES_PER_PAGE = 20;
+
+/** Credit notes of the refunds (section 13), newest first, paged. */
+function CreditNotes({ slug, version, orders }: { slug: string; version: number; orders: Map<string, string> }) {
+  const [offset, setOffset] = useState(0);
+  const notes = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/billing/credit-notes/', { params: { path: { slug }, query: { offset, per_page: NOTES_PER_PAGE } } })),
+    [slug, offset, version],
+  );
+  return (
+    <Show state={notes}>
+      {(page) =>
+        page.results.length ? (
+          <>
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th scope="col">Number</th><th scope="col">Reason</th><th scope="col">Amount</th><th scope="col">Payment order</th><th scope="col">Issued</th></tr></thead>
+                <tbody>
+                  {page.results.map((n) => (
+                    <tr key={n.id}>
+                      <td>{n.credit_note_number}</td><td>{n.reason ?? '—'}</td><td>{money(n.amount, n.currency)}</td>
+                      <td><code>{orders.get(n.payment_id) ?? n.payment_id}</code></td><td>{when(n.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager offset={offset} perPage={NOTES_PER_PAGE} shown={page.results.length} total={page.total} onPage={setOffset} label="Credit note pages" />
+          </>
+        ) : (
+          <Empty>No credit notes: none of the payments was refunded.</Empty>
+        )
+      }
+    </Show>
+  );
+}
 
 export function Billing({ slug }: { slug: string }) {
   const path = { slug };
@@ -11,8 +47,10 @@ export function Billing({ slug }: { slug: string }) {
   const invoices = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/billing/invoices/', { params: { path, query: { offset: 0, per_page: 20 } } })), [slug]);
   const payments = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/billing/payments/', { params: { path, query: { offset: 0, per_page: 20 } } })), [slug]);
   const [session, setSession] = useState<{ iframe_url: string | null; amount: number; currency: string; merchant_oid: string } | null>(null);
+  const [notesVersion, setNotesVersion] = useState(0);
   const refreshAll = async () => {
     await Promise.all([sub.reload(), invoices.reload(), payments.reload()]);
+    setNotesVersion((v) => v + 1);
   };
   const checkout = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
@@ -152,7 +190,8 @@ export function Billing({ slug }: { slug: string }) {
                   {page.results.map((p) => (
                     <tr key={p.id}>
                       <td><code>{p.merchant_oid}</code></td><td>{p.plan_slug} ({p.billing_interval})</td><td>{money(p.amount, p.currency)}</td>
-                      <td><Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>{p.failure_reason ? ` ${p.failure_reason}` : ''}</td>
+                      <td><Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>{p.failure_reason ? ` ${p.failure_reason}` : ''}
+                        {p.refunded_amount > 0 && p.status !== 'refunded' ? <> <Badge tone="warn">refunded {money(p.refunded_amount, p.currency)}</Badge></> : null}</td>
                       <td>{when(p.created_at)}</td>
                     </tr>
                   ))}
@@ -164,7 +203,8 @@ export function Billing({ slug }: { slug: string }) {
           )
         }
       </Show>
-      {/* Slot: credit notes and refunds (section 13). */}
+      <h2>Credit notes</h2>
+      <CreditNotes slug={slug} version={notesVersion} orders={new Map(payments.data?.results.map((p) => [p.id, p.merchant_oid]))} />
     </section>
   );
 }

@@ -2,9 +2,19 @@ import { useState } from 'preact/hooks';
 import { api, PRIORITIES, STATE_GROUPS, unwrap, when } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { Badge, Empty, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { IssueHistory } from './history.js';
 
 type Value = unknown;
 const PER_PAGES = [20, 50, 100];
+/** `order_by` keys of the issue list (section 14); `custom.<propertyId>` adds one per property. Default `-sequence_id`. */
+const CORE_SORTS: [string, string][] = [
+  ['sequence_id', 'Number'],
+  ['created_at', 'Created'],
+  ['updated_at', 'Updated'],
+  ['priority', 'Priority (urgent first)'],
+  ['name', 'Name'],
+];
+const DEFAULT_ORDER = '-sequence_id';
 
 function showValue(v: Value): string {
   if (v === null || v === undefined) return '—';
@@ -19,21 +29,26 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
   const offset = Number(query.get('offset') ?? '0') || 0;
   const perPage = PER_PAGES.includes(Number(query.get('per_page'))) ? Number(query.get('per_page')) : 20;
   const PER_PAGE = perPage;
+  const orderBy = query.get('order_by') || DEFAULT_ORDER;
+  const sortKey = orderBy.replace(/^-/, '');
+  const descending = orderBy.startsWith('-');
   const setQuery = (next: Record<string, string | number>) => {
-    const q = new URLSearchParams({ state_group: stateGroup, priority, offset: String(offset), per_page: String(perPage), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
-    for (const [k, v] of [...q]) if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20')) q.delete(k);
+    const q = new URLSearchParams({ state_group: stateGroup, priority, order_by: orderBy, offset: String(offset), per_page: String(perPage), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
+    for (const [k, v] of [...q]) if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20') || (k === 'order_by' && v === DEFAULT_ORDER)) q.delete(k);
     navigate(`/w/${slug}/p/${projectId}/issues${q.size ? `?${q}` : ''}`);
   };
   const page = useLoad(async () => {
     const client = api();
     const path = { slug, projectId };
-    const issues = await unwrap(
-      client.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
-        params: { path, query: { offset, per_page: PER_PAGE, ...(stateGroup ? { state_group: stateGroup } : {}), ...(priority ? { priority } : {}) } },
-      }),
-    );
+    const [issues, defs] = await Promise.all([
+      unwrap(
+        client.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
+          params: { path, query: { offset, per_page: PER_PAGE, order_by: orderBy, ...(stateGroup ? { state_group: stateGroup } : {}), ...(priority ? { priority } : {}) } },
+        }),
+      ),
+      unwrap(client.GET('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path } })),
+    ]);
     // Custom values per issue on this page, only when the project has properties (one call each, in parallel).
-    const defs = await unwrap(client.GET('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path } }));
     if (!defs.length) return { issues, values: [] as { property_id: string; value: unknown }[][], properties: [] as { id: string; name: string }[] };
     const values = await Promise.all(
       issues.results.map((i) =>
@@ -42,7 +57,10 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     );
     const properties = defs.map((d) => ({ id: d.id, name: d.name }));
     return { issues, values, properties };
-  }, [slug, projectId, stateGroup, priority, offset, perPage]);
+  }, [slug, projectId, stateGroup, priority, offset, perPage, orderBy]);
+  const sorts: [string, string][] = [...CORE_SORTS, ...(page.data?.properties ?? []).map((p): [string, string] => [`custom.${p.id}`, p.name])];
+  if (!sorts.some(([k]) => k === sortKey)) sorts.push([sortKey, sortKey]);
+  const ariaSort = (key: string) => (key === sortKey ? (descending ? 'descending' : 'ascending') : undefined);
 
   return (
     <section>
@@ -64,6 +82,21 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
             </select>
           )}
         </Field>
+        <Field label="Sort by">
+          {(id) => (
+            <select id={id} value={sortKey} onChange={(e) => setQuery({ order_by: `${descending ? '-' : ''}${e.currentTarget.value}`, offset: 0 })}>
+              {sorts.map(([k, label]) => <option key={k} value={k}>{k.startsWith('custom.') ? `${label} (custom)` : label}</option>)}
+            </select>
+          )}
+        </Field>
+        <Field label="Order">
+          {(id) => (
+            <select id={id} value={descending ? 'desc' : 'asc'} onChange={(e) => setQuery({ order_by: `${e.currentTarget.value === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}>
+              <option value="asc">Ascending</option>
+              <option value="desc">Descending</option>
+            </select>
+          )}
+        </Field>
         <Field label="Per page">
           {(id) => (
             <select id={id} value={String(perPage)} onChange={(e) => setQuery({ per_page: e.currentTarget.value, offset: 0 })}>
@@ -80,11 +113,11 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
                 <table>
                   <thead>
                     <tr>
-                      <th scope="col">#</th>
-                      <th scope="col">Name</th>
+                      <th scope="col" aria-sort={ariaSort('sequence_id')}>#</th>
+                      <th scope="col" aria-sort={ariaSort('name')}>Name</th>
                       <th scope="col">State</th>
-                      <th scope="col">Priority</th>
-                      {properties.map((p) => <th scope="col" key={p.id}>{p.name}</th>)}
+                      <th scope="col" aria-sort={ariaSort('priority')}>Priority</th>
+                      {properties.map((p) => <th scope="col" key={p.id} aria-sort={ariaSort(`custom.${p.id}`)}>{p.name}</th>)}
                     </tr>
                   </thead>
                   <tbody>
@@ -152,7 +185,7 @@ export function NewIssue({ slug, projectId }: { slug: string; projectId: string 
           {(id) => (
             <select id={id} name="state_id">
               <option value="">Default (Backlog)</option>
-              {states.data?.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+              {states.data?.map((s) => <option key={s.id} value={s.id}>{s.name}{s.pauses_sla ? ' (pauses SLA)' : ''}</option>)}
             </select>
           )}
         </Field>
@@ -269,11 +302,13 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
     return { vals, props: props as Property[] };
   }, [issueId]);
   const comments = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { params: { path } })), [issueId]);
+  const [historyVersion, setHistoryVersion] = useState(0);
   const addComment = useAction(async (form: HTMLFormElement) => {
     await unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { params: { path }, body: { body: formValues(form).body ?? '' } }));
     form.reset();
     await comments.reload();
     await tracker.reload();
+    setHistoryVersion((v) => v + 1);
   });
   return (
     <section>
@@ -335,6 +370,8 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
           </form>
         </div>
       </div>
+      <h2>History</h2>
+      <IssueHistory slug={slug} projectId={projectId} issueId={issueId} version={historyVersion} />
     </section>
   );
 }

@@ -1,14 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, unwrap, when } from '../api.js';
+import { type Answer, api, unwrap, when } from '../api.js';
 import { Link } from '../router.js';
-import { Badge, Empty, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { Badge, Empty, errorsAt, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 const REFRESH_MS = 10_000;
 const RULE_PRIORITIES = ['urgent', 'high', 'medium', 'low'] as const;
 
-/** Breached trackers, refreshed every 10 s without a reload. */
-export function BreachedBoard({ slug }: { slug: string }) {
-  const board = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug }, query: { offset: 0, per_page: 100 } } })), [slug]);
+/** A page of trackers as `sla-breached` answers it (each with its `issue`); the at-risk list has the same shape. */
+export type TrackerPage = Answer<'listSlaBreached'>;
+
+export const loadBreached = (slug: string) =>
+  unwrap(api().GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug }, query: { offset: 0, per_page: 100 } } }));
+
+/**
+ * A live list of SLA trackers, refreshed every 10 s without a reload (only while the tab is visible). It knows nothing
+ * about which list it shows: the breached board passes `loadBreached`; the at-risk board (section 11,
+ * `GET /api/workspaces/{slug}/sla-at-risk/`, same item shape) will pass its own loader and texts.
+ */
+export function TrackerBoard({ slug, load, empty, label }: { slug: string; load: (slug: string) => Promise<TrackerPage>; empty: string; label: string }) {
+  const board = useLoad(() => load(slug), [slug, load]);
   const [checked, setChecked] = useState(new Date());
   useEffect(() => {
     const t = setInterval(() => {
@@ -17,13 +27,12 @@ export function BreachedBoard({ slug }: { slug: string }) {
     return () => clearInterval(t);
   }, [board.reload]);
   return (
-    <section>
-      <PageTitle>SLA breached</PageTitle>
+    <>
       <p class="muted" aria-live="polite">Live: refreshes every 10 seconds · last checked {checked.toLocaleTimeString()}</p>
       <Show state={board}>
         {(page) =>
           page.results.length ? (
-            <ul class="board">
+            <ul class="board" aria-label={label}>
               {page.results.map((t) => (
                 <li key={t.id}>
                   <Link to={`/w/${slug}/p/${t.issue.project_id}/issues/${t.issue.id}`}>#{t.issue.sequence_id} {t.issue.name}</Link>
@@ -37,19 +46,30 @@ export function BreachedBoard({ slug }: { slug: string }) {
               ))}
             </ul>
           ) : (
-            <Empty>Nothing is breached. Well done.</Empty>
+            <Empty>{empty}</Empty>
           )
         }
       </Show>
-      {/* Slot: the at-risk board (section 11) goes next to this one when its endpoint lands. */}
+    </>
+  );
+}
+
+/** Breached trackers, refreshed every 10 s without a reload. */
+export function BreachedBoard({ slug }: { slug: string }) {
+  return (
+    <section>
+      <PageTitle>SLA breached</PageTitle>
+      <TrackerBoard slug={slug} load={loadBreached} label="Breached trackers" empty="Nothing is breached. Well done." />
+      {/* Slot: the at-risk board (section 11): <TrackerBoard load={loadAtRisk} .../> once the client has sla-at-risk. */}
     </section>
   );
 }
 
 type Rule = { priority: (typeof RULE_PRIORITIES)[number]; response_time_h: number; resolution_time_h: number };
-type Policy = { id: string; name: string; description: string; is_default: boolean; rules: Rule[] };
+type Policy = Answer<'listSlaPolicies'>[number];
+type Calendar = Answer<'listSlaCalendars'>[number];
 
-function PolicyForm({ slug, policy, onDone }: { slug: string; policy?: Policy; onDone: () => void }) {
+function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?: Policy; calendars: Calendar[]; onDone: () => void }) {
   const save = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const rules: Rule[] = [];
@@ -58,29 +78,50 @@ function PolicyForm({ slug, policy, onDone }: { slug: string; policy?: Policy; o
       const s = v[`${p}_resolution`];
       if (r || s) rules.push({ priority: p, response_time_h: Number(r), resolution_time_h: Number(s) });
     }
-    const body = { name: v.name ?? '', description: v.description ?? '', is_default: v.is_default === 'on', rules };
+    const body = {
+      name: v.name ?? '',
+      description: v.description ?? '',
+      is_default: v.is_default === 'on',
+      rules,
+      calendar_id: v.calendar_id || null,
+      at_risk_percent: v.at_risk_percent ? Number(v.at_risk_percent) : null,
+    };
     if (policy) await unwrap(api().PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug, policyId: policy.id } }, body }));
     else await unwrap(api().POST('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } }, body }));
     if (!policy) form.reset();
     onDone();
   });
   const rule = (p: string) => policy?.rules.find((r) => r.priority === p);
+  const at = (path: string) => errorsAt(save.error, path);
   return (
     <form class="policy" onSubmit={(e) => {
         e.preventDefault();
         void save.run(e.currentTarget);
       }}>
-      <Field label="Policy name">{(id) => <input id={id} name="name" required value={policy?.name ?? ''} />}</Field>
-      <Field label="Description">{(id) => <input id={id} name="description" value={policy?.description ?? ''} />}</Field>
-      <Field label="Workspace default">{(id) => <input id={id} name="is_default" type="checkbox" checked={policy?.is_default ?? false} />}</Field>
+      <Field label="Policy name" errors={at('/name')}>{(id, d) => <input id={id} name="name" required defaultValue={policy?.name ?? ''} aria-describedby={d} />}</Field>
+      <Field label="Description">{(id) => <input id={id} name="description" defaultValue={policy?.description ?? ''} />}</Field>
+      <Field label="Workspace default">{(id) => <input id={id} name="is_default" type="checkbox" defaultChecked={policy?.is_default ?? false} />}</Field>
+      <div class="row">
+        <Field label="Calendar" hint="working time the clocks count; none: all time counts" errors={at('/calendar_id')}>
+          {(id, d) => (
+            <select id={id} name="calendar_id" aria-describedby={d}>
+              <option value="" selected={!policy?.calendar_id}>None (24/7)</option>
+              {calendars.map((c) => <option key={c.id} value={c.id} selected={policy?.calendar_id === c.id}>{c.name} ({c.time_zone})</option>)}
+            </select>
+          )}
+        </Field>
+        <Field label="At risk at (%)" hint="1–99; empty: no at-risk warning" errors={at('/at_risk_percent')}>
+          {(id, d) => <input id={id} name="at_risk_percent" type="number" min="1" max="99" step="1" defaultValue={policy ? String(policy.at_risk_percent ?? '') : '75'} aria-describedby={d} />}
+        </Field>
+      </div>
       <fieldset>
         <legend>Targets in hours (leave empty for no rule)</legend>
         <div class="rules">
           {RULE_PRIORITIES.map((p) => (
             <div key={p} class="rule">
               <span class={`prio ${p}`}>{p}</span>
-              <Field label={`${p} response (h)`}>{(id) => <input id={id} name={`${p}_response`} type="number" step="any" min="0" value={rule(p)?.response_time_h ?? ''} />}</Field>
-              <Field label={`${p} resolution (h)`}>{(id) => <input id={id} name={`${p}_resolution`} type="number" step="any" min="0" value={rule(p)?.resolution_time_h ?? ''} />}</Field>
+              <Field label={`${p} response (h)`}>{(id) => <input id={id} name={`${p}_response`} type="number" step="any" min="0" defaultValue={String(rule(p)?.response_time_h ?? '')} />}</Field>
+              <Field label={`${p} resolution (h)`}>{(id) => <input id={id} name={`${p}_resolution`} type="number" step="any" min="0" defaultValue={String(rule(p)?.resolution_time_h ?? '')} />}</Field>
             </div>
           ))}
         </div>
@@ -93,6 +134,8 @@ function PolicyForm({ slug, policy, onDone }: { slug: string; policy?: Policy; o
 
 export function Policies({ slug }: { slug: string }) {
   const list = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } } })), [slug]);
+  const calendars = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/sla-calendars/', { params: { path: { slug } } })), [slug]);
+  const cals = calendars.data ?? [];
   const [editing, setEditing] = useState<string | null>(null);
   const remove = useAction(async (id: string) => {
     await unwrap(api().DELETE('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug, policyId: id } } }));
@@ -100,8 +143,9 @@ export function Policies({ slug }: { slug: string }) {
   });
   return (
     <section>
-      <PageTitle>SLA policies</PageTitle>
+      <PageTitle actions={<Link class="button" to={`/w/${slug}/sla/calendars`}>Calendars</Link>}>SLA policies</PageTitle>
       <ProblemView error={remove.error} />
+      <ProblemView error={calendars.error} />
       <Show state={list}>
         {(items) =>
           items.length ? (
@@ -110,11 +154,15 @@ export function Policies({ slug }: { slug: string }) {
                 <li key={p.id}>
                   <strong>{p.name}</strong> {p.is_default ? <Badge tone="info">default</Badge> : null}
                   <div class="muted">{p.rules.map((r) => `${r.priority}: ${r.response_time_h} h / ${r.resolution_time_h} h`).join(' · ') || 'no rules'}</div>
+                  <div class="muted">
+                    calendar: {p.calendar_id ? (cals.find((c) => c.id === p.calendar_id)?.name ?? p.calendar_id) : 'none (24/7)'} · at risk at{' '}
+                    {p.at_risk_percent === null ? 'no warning' : `${p.at_risk_percent} %`}
+                  </div>
                   <div class="actions">
                     <button type="button" onClick={() => setEditing(editing === p.id ? null : p.id)} aria-expanded={editing === p.id}>Edit</button>
                     <button type="button" class="danger" onClick={() => confirm(`Delete the policy ${p.name}?`) && void remove.run(p.id)}>Delete</button>
                   </div>
-                  {editing === p.id ? <PolicyForm slug={slug} policy={p as Policy} onDone={() => {
+                  {editing === p.id ? <PolicyForm slug={slug} policy={p} calendars={cals} onDone={() => {
                         setEditing(null);
                         void list.reload();
                       }} /> : null}
@@ -127,8 +175,7 @@ export function Policies({ slug }: { slug: string }) {
         }
       </Show>
       <h2>New policy</h2>
-      <PolicyForm slug={slug} onDone={() => void list.reload()} />
-      {/* Slot: calendars editor (section 11). */}
+      <PolicyForm slug={slug} calendars={cals} onDone={() => void list.reload()} />
     </section>
   );
 }

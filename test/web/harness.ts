@@ -1,0 +1,117 @@
+/**
+ * What every browser test file needs: the built console, a real service on a fresh database, Chromium, and a signed-up
+ * admin with a workspace whose token the pages start with. Screenshots go to test-results/web (not committed).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { expect } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildWeb } from '../../scripts/build-web.js';
+import { type ConfigOverrides, startTestApp, type TestApp } from '../helpers/test-app.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+const SHOTS = 'test-results/web';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const TOKEN_KEY = 'wis.console.token';
+
+export interface Harness {
+  ctx: TestApp;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** The admin's token (first user: also the instance admin). */
+  token: string;
+  slug: string;
+  app(path?: string): string;
+  shot(name: string, p?: Page): Promise<void>;
+  /** Opens `path` at 390 px wide: no sideways scrolling, every input labelled; saves `<name>` screenshot. */
+  checkPhone(name: string, path: string, ready?: (p: Page) => Promise<unknown>): Promise<void>;
+  signUp(name: string): Promise<{ token: string; userId: string; email: string }>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(prefix: string, overrides: ConfigOverrides = {}): Promise<Harness> {
+  buildWeb({ quiet: true });
+  await mkdir(SHOTS, { recursive: true });
+  const ctx = await startTestApp(overrides);
+  let n = 0;
+  const signUp = async (name: string) => {
+    const email = `${name.toLowerCase()}.${Date.now()}.${++n}@example.com`;
+    const res = await ctx.api.post('/api/auth/sign-up/', { email, password: 'correct horse battery', display_name: name });
+    expect(res.status, res.text).toBe(201);
+    return { token: res.body.token as string, userId: res.body.user.id as string, email };
+  };
+  const admin = await signUp('Ada');
+  const slug = `${prefix}-${Date.now().toString(36)}`;
+  const ws = await ctx.api.post('/api/workspaces/', { name: `Acme ${prefix}`, slug }, { token: admin.token });
+  expect(ws.status, ws.text).toBe(201);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(([k, t]) => localStorage.setItem(k, t), [TOKEN_KEY, admin.token] as const);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const app = (path = '') => `${ctx.url}/app${path}`;
+  const shot = async (name: string, p: Page = page) => {
+    await p.screenshot({ path: `${SHOTS}/${prefix}-${name}.png`, fullPage: true });
+  };
+  return {
+    ctx,
+    browser,
+    context,
+    page,
+    token: admin.token,
+    slug,
+    app,
+    shot,
+    signUp,
+    async checkPhone(name, path, ready) {
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true });
+      try {
+        await phone.addInitScript(([k, t]) => localStorage.setItem(k, t), [TOKEN_KEY, admin.token] as const);
+        const p = await phone.newPage();
+        p.setDefaultTimeout(10_000);
+        await p.goto(app(path));
+        await p.locator('main h1').waitFor();
+        await p.waitForLoadState('networkidle');
+        if (ready) await ready(p);
+        expect(await p.locator('.loading').count(), `${name}: still loading`).toBe(0);
+        const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${name}: sideways scrolling`).toBeLessThanOrEqual(0);
+        const unlabelled = await p.evaluate(() =>
+          [...document.querySelectorAll('input, select, textarea')].filter((el) => !(el as HTMLInputElement).labels?.length).map((el) => el.outerHTML),
+        );
+        expect(unlabelled, `${name}: unlabelled controls`).toEqual([]);
+        await shot(`${name}-phone`, p);
+      } finally {
+        await phone.close();
+      }
+    },
+    async close() {
+      await browser.close();
+      await ctx.close();
+    },
+  };
+}
+
+/**
+ * Presses Tab from the page heading until the focused element's name (its aria-label, or its text) matches `name`,
+ * then checks that the focus outline shows. Keyboard use: the control is reachable and visibly focused.
+ */
+export async function tabTo(page: Page, name: string | RegExp, max = 60): Promise<void> {
+  await page.locator('main h1').focus();
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement;
+      return el ? (el.getAttribute('aria-label') ?? el.textContent ?? '').trim() : '';
+    });
+    if (typeof name === 'string' ? focused === name : name.test(focused)) {
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+      expect(outline, `focus outline on ${focused}`).toBe('solid');
+      return;
+    }
+  }
+  throw new Error(`Tab never reached ${String(name)}`);
+}

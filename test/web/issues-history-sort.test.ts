@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, type Harness, startHarness } from './harness.js';
+
+describe.skipIf(!hasChromium)('issue list sorting and the issue history in Chromium', () => {
+  let h: Harness;
+  let projectId = '';
+  let pointsId = '';
+  const issues: Record<string, string> = {};
+  const call = async (method: 'post' | 'patch', path: string, body: unknown, token = h.token) => {
+    const res = await h.ctx.api[method](`/api/workspaces/${h.slug}${path}`, body, { token });
+    expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
+    return res.body;
+  };
+
+  beforeAll(async () => {
+    h = await startHarness('issues');
+    await call('post', '/billing/trial/', { plan_slug: 'pro' });
+    projectId = (await call('post', '/projects/', { name: 'Web', identifier: 'WEB' })).id;
+    pointsId = (await call('post', `/projects/${projectId}/custom-properties/`, { name: 'Points', type: 'number' })).id;
+    for (const [name, priority, points] of [['Alpha', 'low', 3], ['Bravo', 'urgent', 8], ['Charlie', 'medium', null]] as const) {
+      issues[name] = (await call('post', `/projects/${projectId}/issues/`, { name, priority })).id;
+      if (points !== null) {
+        const res = await h.ctx.api.put(`/api/workspaces/${h.slug}/issues/${issues[name]}/custom-values/${pointsId}/`, { value: points }, { token: h.token });
+        expect(res.status, res.text).toBe(200);
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const names = () => h.page.locator('tbody tr td:nth-child(2)').allTextContents();
+
+  it('sorts the issue list by core keys and by a custom property, both ways', async () => {
+    const { page } = h;
+    await page.goto(h.app(`/w/${h.slug}/p/${projectId}/issues`));
+    await page.getByRole('link', { name: 'Alpha' }).waitFor();
+    expect(await names()).toEqual(['Charlie', 'Bravo', 'Alpha']); // default: newest first
+    expect(await page.getByRole('columnheader', { name: '#' }).getAttribute('aria-sort')).toBe('descending');
+
+    await page.getByLabel('Sort by').selectOption('name');
+    await page.waitForURL(/order_by=-name/);
+    await page.getByLabel('Order').selectOption('asc');
+    await page.waitForURL(/order_by=name/);
+    await expect.poll(names).toEqual(['Alpha', 'Bravo', 'Charlie']);
+    expect(await page.getByRole('columnheader', { name: 'Name' }).getAttribute('aria-sort')).toBe('ascending');
+
+    await page.getByLabel('Sort by').selectOption('priority');
+    await expect.poll(names).toEqual(['Bravo', 'Charlie', 'Alpha']); // urgent first
+
+    await page.getByLabel('Sort by').selectOption({ label: 'Points (custom)' });
+    await page.waitForURL(new RegExp(`order_by=custom\\.${pointsId}`));
+    await expect.poll(names).toEqual(['Alpha', 'Bravo', 'Charlie']); // no value last
+    await page.getByLabel('Order').selectOption('desc');
+    await page.waitForURL(new RegExp(`order_by=-custom\\.${pointsId}`));
+    await expect.poll(names).toEqual(['Bravo', 'Alpha', 'Charlie']); // no value last either way
+    expect(await page.getByRole('columnheader', { name: 'Points' }).getAttribute('aria-sort')).toBe('descending');
+    await h.shot('sorted-by-custom');
+
+    // The sort lives in the URL: a reload keeps it.
+    await page.reload();
+    await page.getByRole('link', { name: 'Alpha' }).waitFor();
+    expect(await names()).toEqual(['Bravo', 'Alpha', 'Charlie']);
+    expect(await page.getByLabel('Sort by').inputValue()).toBe(`custom.${pointsId}`);
+    await h.checkPhone('list', `/w/${h.slug}/p/${projectId}/issues?order_by=name`);
+  });
+
+  it('shows the history of an issue in words: states (with SLA pauses), priority, a response, the project policy', async () => {
+    const { page } = h;
+    const bob = await h.signUp('Bob');
+    await call('post', '/members/', { email: bob.email, role: 'member' });
+    const states = (await h.ctx.api.get(`/api/workspaces/${h.slug}/projects/${projectId}/states/`, { token: h.token })).body as { id: string; name: string }[];
+    const inProgress = states.find((s) => s.name === 'In Progress')!.id;
+    const waiting = (await call('post', `/projects/${projectId}/states/`, { name: 'Waiting on customer', group: 'started', pauses_sla: true })).id;
+    const alpha = `/projects/${projectId}/issues/${issues.Alpha}/`;
+    await call('patch', alpha, { state_id: waiting });
+    await call('patch', alpha, { priority: 'high' });
+    await call('post', `${alpha}comments/`, { body: 'On it' }, bob.token);
+    await call('patch', alpha, { state_id: inProgress });
+    const gold = (await call('post', '/sla-policies/', { name: 'Gold', rules: [{ priority: 'high', response_time_h: 2, resolution_time_h: 8 }] })).id;
+    await call('patch', `/projects/${projectId}/`, { sla_policy_id: gold });
+
+    await page.goto(h.app(`/w/${h.slug}/p/${projectId}/issues/${issues.Alpha}`));
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    const items = page.locator('ol.history > li');
+    await items.nth(4).waitFor();
+    const texts = (await items.allTextContents()).map((t) => t.replace(/\s+/g, ' '));
+    expect(texts[0]).toContain('Ada created the issue in Backlog (backlog), priority low');
+    expect(texts[1]).toContain('Ada moved it from Backlog (backlog) to Waiting on customer (started) SLA paused');
+    expect(texts[2]).toContain('Ada changed the priority from low to high');
+    expect(texts[3]).toContain('Bob commented');
+    expect(texts[4]).toContain('Ada moved it from Waiting on customer (started) to In Progress (started) SLA resumed');
+    expect(texts.some((t) => t.includes("changed the project's SLA policy from the workspace default to Gold"))).toBe(true);
+    expect(await page.locator('ol.history time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await h.shot('history');
+    await h.checkPhone('issue-history', `/w/${h.slug}/p/${projectId}/issues/${issues.Alpha}`);
+  });
+
+  it('pages through a long history, oldest first', async () => {
+    const { page } = h;
+    const bravo = `/projects/${projectId}/issues/${issues.Bravo}/`;
+    for (let i = 0; i < 22; i++) await call('patch', bravo, { priority: i % 2 ? 'urgent' : 'low' });
+    await page.goto(h.app(`/w/${h.slug}/p/${projectId}/issues/${issues.Bravo}`));
+    const pager = page.getByRole('navigation', { name: 'History pages' });
+    await pager.getByText(/^1–20 of 2\d$/).waitFor();
+    const total = Number((await pager.locator('span').textContent())!.split(' of ')[1]);
+    expect(await page.locator('ol.history > li').first().textContent()).toContain('created the issue');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText(`21–${total} of ${total}`).waitFor();
+    expect(await page.locator('ol.history').getAttribute('start')).toBe('21');
+    expect(await page.locator('ol.history > li').last().textContent()).toContain('changed the priority from low to urgent');
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await pager.getByText(`1–20 of ${total}`).waitFor();
+  });
+});

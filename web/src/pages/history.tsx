@@ -1,0 +1,116 @@
+/** The issue's history (section 11.3): what moved its SLA clocks, oldest first, in words. */
+import { useState } from 'preact/hooks';
+import { type Answer, api, unwrap, when } from '../api.js';
+import { Badge, Empty, Pager, Show, useLoad } from '../ui.js';
+
+type Entry = Answer<'getIssueHistory'>['results'][number];
+type StateRef = { state_id: string; group: string; pauses_sla: boolean };
+interface Names {
+  users: Map<string, string>;
+  states: Map<string, string>;
+  policies: Map<string, string>;
+}
+const PER_PAGE = 20;
+
+const isStateRef = (v: unknown): v is StateRef => typeof v === 'object' && v !== null && 'state_id' in v;
+
+function stateName(ref: StateRef, names: Names) {
+  return (
+    <>
+      <strong>{names.states.get(ref.state_id) ?? 'a deleted state'}</strong> <span class="muted">({ref.group})</span>
+    </>
+  );
+}
+
+function policyName(id: unknown, names: Names): string {
+  return typeof id === 'string' && id ? (names.policies.get(id) ?? 'a deleted policy') : 'the workspace default';
+}
+
+function describe(e: Entry, names: Names) {
+  switch (e.kind) {
+    case 'created': {
+      const to = e.to as (StateRef & { priority?: string }) | null;
+      return (
+        <>
+          created the issue{isStateRef(to) ? <> in {stateName(to, names)}</> : null}
+          {to?.priority ? <>, priority <span class={`prio ${to.priority}`}>{to.priority}</span></> : null}
+          {isStateRef(to) && to.pauses_sla ? <> <Badge tone="warn">SLA paused</Badge></> : null}
+        </>
+      );
+    }
+    case 'state': {
+      const from = isStateRef(e.from) ? e.from : null;
+      const to = isStateRef(e.to) ? e.to : null;
+      return (
+        <>
+          moved it {from ? <>from {stateName(from, names)} </> : null}
+          {to ? <>to {stateName(to, names)}</> : null}
+          {to?.pauses_sla && !from?.pauses_sla ? <> <Badge tone="warn">SLA paused</Badge></> : null}
+          {from?.pauses_sla && !to?.pauses_sla ? <> <Badge tone="ok">SLA resumed</Badge></> : null}
+        </>
+      );
+    }
+    case 'priority':
+      return (
+        <>
+          changed the priority from <span class={`prio ${String(e.from)}`}>{String(e.from)}</span> to <span class={`prio ${String(e.to)}`}>{String(e.to)}</span>
+        </>
+      );
+    case 'comment':
+      return <>commented (a comment by someone other than the creator counts as a response)</>;
+    case 'project_policy':
+      return (
+        <>
+          changed the project's SLA policy from <strong>{policyName(e.from, names)}</strong> to <strong>{policyName(e.to, names)}</strong>
+        </>
+      );
+    default:
+      return <>{String((e as { kind: string }).kind)}</>;
+  }
+}
+
+/** Paged (20 a page, oldest first); `version` changes when the page adds something (a comment), to reload. */
+export function IssueHistory({ slug, projectId, issueId, version }: { slug: string; projectId: string; issueId: string; version: number }) {
+  const [offset, setOffset] = useState(0);
+  // Names for the ids the entries carry; a list that cannot be read (a guest and members) leaves the ids unnamed.
+  const names = useLoad(async (): Promise<Names> => {
+    const c = api();
+    const [members, states, policies] = await Promise.all([
+      unwrap(c.GET('/api/workspaces/{slug}/members/', { params: { path: { slug } } })).catch(() => []),
+      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })).catch(() => []),
+      unwrap(c.GET('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } } })).catch(() => []),
+    ]);
+    return {
+      users: new Map(members.map((m) => [m.user_id, m.display_name || m.email])),
+      states: new Map(states.map((s) => [s.id, s.name])),
+      policies: new Map(policies.map((p) => [p.id, p.name])),
+    };
+  }, [slug, projectId]);
+  const page = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/', { params: { path: { slug, projectId, issueId }, query: { offset, per_page: PER_PAGE } } })),
+    [issueId, offset, version],
+  );
+  const n = names.data ?? { users: new Map(), states: new Map(), policies: new Map() };
+  return (
+    <Show state={page}>
+      {(p) =>
+        p.results.length ? (
+          <>
+            <ol class="history" start={p.offset + 1}>
+              {p.results.map((e) => (
+                <li key={e.id}>
+                  <span class="who">{e.actor_id ? (n.users.get(e.actor_id) ?? 'a former member') : 'The system'}</span> {describe(e, n)}
+                  <br />
+                  <small class="muted"><time dateTime={e.at}>{when(e.at)}</time></small>
+                </li>
+              ))}
+            </ol>
+            <Pager offset={offset} perPage={PER_PAGE} shown={p.results.length} total={p.total} onPage={setOffset} label="History pages" />
+          </>
+        ) : (
+          <Empty>No history yet.</Empty>
+        )
+      }
+    </Show>
+  );
+}
