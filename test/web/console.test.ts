@@ -110,6 +110,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in Chromium', () => {
     await page.getByText('Response due').waitFor();
     await page.getByText('Resolution due').waitFor();
     expect(await page.locator('.sla .badge').first().textContent()).toBe('open');
+    expect(await page.locator('.sla').textContent()).toContain('1 h 00 min left of working time');
     await shot('issue-page');
   });
 
@@ -179,6 +180,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { __marker?: number }).__marker)).toBe(1); // same document
     expect(await page.locator('.board').textContent()).toContain('Checkout button does nothing');
     await shot('sla-breached');
+  });
+
+  it('shows the at-risk board and refreshes it live', async () => {
+    await page.getByRole('link', { name: 'SLA at risk' }).click();
+    await page.getByText('Nothing is at risk').waitFor();
+    ctx.clock.advanceHours(1.5); // 3.5 h of the urgent issue's 4-hour resolution target: past 75 %
+    await page.clock.runFor(11_000);
+    await page.getByText('at risk', { exact: true }).waitFor();
+    expect(await page.locator('.board').textContent()).toContain('Checkout button does nothing');
+    await shot('sla-at-risk');
   });
 
   it('takes a baseline and shows the deviation chart and the changes', async () => {

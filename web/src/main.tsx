@@ -5,7 +5,7 @@ import { Baselines, Deviation } from './pages/baselines.js';
 import { SignIn, SignUp } from './pages/auth.js';
 import { Billing } from './pages/billing.js';
 import { IssueList, IssuePage, NewIssue, Properties } from './pages/issues.js';
-import { BreachedBoard, Policies } from './pages/sla.js';
+import { AtRiskBoard, BreachedBoard, Policies } from './pages/sla.js';
 import { Calendars } from './pages/calendars.js';
 import { States } from './pages/states.js';
 import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
@@ -27,6 +27,7 @@ const ROUTES: Route[] = [
   { path: '/', page: () => <Workspaces /> },
   { path: '/w/:slug', page: (p) => <Projects slug={p.slug!} /> },
   { path: '/w/:slug/sla/breached', page: (p) => <BreachedBoard slug={p.slug!} /> },
+  { path: '/w/:slug/sla/at-risk', page: (p) => <AtRiskBoard slug={p.slug!} /> },
   { path: '/w/:slug/sla/policies', page: (p) => <Policies slug={p.slug!} /> },
   { path: '/w/:slug/sla/calendars', page: (p) => <Calendars slug={p.slug!} /> },
   { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
@@ -46,6 +47,7 @@ function workspaceNav(slug: string) {
   return [
     { to: `/w/${slug}`, label: 'Projects' },
     { to: `/w/${slug}/sla/breached`, label: 'SLA breached' },
+    { to: `/w/${slug}/sla/at-risk`, label: 'SLA at risk' },
     { to: `/w/${slug}/sla/policies`, label: 'SLA policies' },
     { to: `/w/${slug}/sla/calendars`, label: 'SLA calendars' },
     { to: `/w/${slug}/billing`, label: 'Billing' },

@@ -203,10 +203,19 @@ async function loadTracker(slug: string, issueId: string) {
   return unwrap(Promise.resolve({ data, error, response }));
 }
 
-/** The SLA tracker: due times and breach badges. Slot: remaining working time, paused and at-risk (section 11). */
+/** Whole seconds as "2 h 05 min" (working time); negative: overdue. */
+export function duration(seconds: number): string {
+  const abs = Math.abs(seconds);
+  const h = Math.floor(abs / 3600);
+  const m = Math.floor((abs % 3600) / 60);
+  const text = h ? `${h} h ${String(m).padStart(2, '0')} min` : m ? `${m} min` : `${abs % 60} s`;
+  return seconds < 0 ? `${text} overdue` : `${text} left`;
+}
+
+/** The SLA tracker: due times, remaining working time, and breach, paused and at-risk badges. */
 function SlaTracker({ tracker }: { tracker: Tracker }) {
   if (!tracker) return <Empty>No SLA applies to this issue (no policy, or no rule for its priority).</Empty>;
-  const extra = tracker as Record<string, unknown>;
+  const remaining = (seconds: number | null) => (seconds === null ? null : <span class="muted"> · {duration(seconds)} of working time</span>);
   return (
     <dl class="sla">
       <div>
@@ -214,6 +223,7 @@ function SlaTracker({ tracker }: { tracker: Tracker }) {
         <dd>
           {when(tracker.response_due_at)}{' '}
           {tracker.response_breached ? <Badge tone="bad">response breached</Badge> : tracker.responded_at ? <Badge tone="ok">responded {when(tracker.responded_at)}</Badge> : <Badge tone="info">open</Badge>}
+          {remaining(tracker.response_remaining_seconds)}
         </dd>
       </div>
       <div>
@@ -221,11 +231,12 @@ function SlaTracker({ tracker }: { tracker: Tracker }) {
         <dd>
           {when(tracker.resolution_due_at)}{' '}
           {tracker.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : tracker.resolved_at ? <Badge tone="ok">resolved {when(tracker.resolved_at)}</Badge> : <Badge tone="info">open</Badge>}
+          {remaining(tracker.resolution_remaining_seconds)}
         </dd>
       </div>
-      {/* Working-time SLA (section 11) adds these fields; shown when the API sends them. */}
-      {'paused' in extra && extra.paused ? <Badge tone="warn">paused</Badge> : null}
-      {'at_risk' in extra && extra.at_risk ? <Badge tone="warn">at risk</Badge> : null}
+      {tracker.paused ? <Badge tone="warn">paused: the clocks wait while the issue is in a pausing state</Badge> : null}{' '}
+      {tracker.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
+      <small class="muted">{tracker.calendar_id ? 'Counted in working hours of the policy calendar' : 'Counted around the clock (no calendar)'}</small>
     </dl>
   );
 }

@@ -12,10 +12,12 @@ export type TrackerPage = Answer<'listSlaBreached'>;
 export const loadBreached = (slug: string) =>
   unwrap(api().GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug }, query: { offset: 0, per_page: 100 } } }));
 
+export const loadAtRisk = (slug: string) =>
+  unwrap(api().GET('/api/workspaces/{slug}/sla-at-risk/', { params: { path: { slug }, query: { offset: 0, per_page: 100 } } }));
+
 /**
  * A live list of SLA trackers, refreshed every 10 s without a reload (only while the tab is visible). It knows nothing
- * about which list it shows: the breached board passes `loadBreached`; the at-risk board (section 11,
- * `GET /api/workspaces/{slug}/sla-at-risk/`, same item shape) will pass its own loader and texts.
+ * about which list it shows: the breached board passes `loadBreached`, the at-risk board `loadAtRisk`.
  */
 export function TrackerBoard({ slug, load, empty, label }: { slug: string; load: (slug: string) => Promise<TrackerPage>; empty: string; label: string }) {
   const board = useLoad(() => load(slug), [slug, load]);
@@ -39,7 +41,8 @@ export function TrackerBoard({ slug, load, empty, label }: { slug: string; load:
                   <div>
                     <span class={`prio ${t.issue.priority}`}>{t.issue.priority}</span> {t.issue.state_group}{' '}
                     {t.response_breached ? <Badge tone="bad">response breached</Badge> : null}{' '}
-                    {t.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : null}
+                    {t.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : null}{' '}
+                    {t.at_risk ? <Badge tone="warn">at risk</Badge> : null} {t.paused ? <Badge tone="warn">paused</Badge> : null}
                   </div>
                   <small class="muted">response due {when(t.response_due_at)} · resolution due {when(t.resolution_due_at)}</small>
                 </li>
@@ -60,7 +63,22 @@ export function BreachedBoard({ slug }: { slug: string }) {
     <section>
       <PageTitle>SLA breached</PageTitle>
       <TrackerBoard slug={slug} load={loadBreached} label="Breached trackers" empty="Nothing is breached. Well done." />
-      {/* Slot: the at-risk board (section 11): <TrackerBoard load={loadAtRisk} .../> once the client has sla-at-risk. */}
+      <p>
+        <Link to={`/w/${slug}/sla/at-risk`}>At-risk trackers</Link>
+      </p>
+    </section>
+  );
+}
+
+/** Trackers at risk (an open target has counted its policy's at-risk share), soonest due first, live. */
+export function AtRiskBoard({ slug }: { slug: string }) {
+  return (
+    <section>
+      <PageTitle>SLA at risk</PageTitle>
+      <TrackerBoard slug={slug} load={loadAtRisk} label="At-risk trackers" empty="Nothing is at risk right now." />
+      <p>
+        <Link to={`/w/${slug}/sla/breached`}>Breached trackers</Link>
+      </p>
     </section>
   );
 }
