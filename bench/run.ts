@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { benchSlaScale } from './sla-scale.js';
 import { benchWebhooks } from './webhooks.js';
 import pg from 'pg';
 import { openPglite } from '../src/db/database.js';
@@ -828,6 +829,8 @@ async function main() {
   if (!cfg.only) {
     if (url && !cfg.pgliteOnly) webhooks.push(await benchWebhooks({ databaseUrl: url, quick }));
     if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
+    // SLA on working time at scale (bench/sla-scale.ts): at-risk pages, a calendar edit re-targeting open trackers.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);
