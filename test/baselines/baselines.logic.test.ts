@@ -7,9 +7,8 @@ import {
   countsFromGroups,
   deltaOf,
   deviationOf,
-  PRIORITIES,
-  STATE_GROUPS,
 } from '../../src/modules/baselines/baselines.logic.js';
+import { PRIORITIES, STATE_GROUPS } from '../../src/kernel/work-items.js';
 
 const group = fc.record({
   state_group: fc.constantFrom(...STATE_GROUPS),

@@ -1,4 +1,4 @@
-import type { Priority, StateGroup } from '../../kernel/events.js';
+import { PRIORITIES, type Priority, STATE_GROUPS, type StateGroup } from '../../kernel/work-items.js';
 import { iso } from '../../kernel/time.js';
 import type { ChangeRow } from './baselines.repository.js';
 
@@ -6,8 +6,6 @@ export type { ChangeRow };
 
 /** Pure rules of baselines and deviation: breakdowns, deltas and the record shape. No I/O. */
 
-export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const satisfies readonly StateGroup[];
-export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const satisfies readonly Priority[];
 
 export type StateBreakdown = Record<StateGroup, number>;
 export type PriorityBreakdown = Record<Priority, number>;

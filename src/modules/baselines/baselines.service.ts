@@ -1,4 +1,5 @@
 import type { Db, Executor, Tx } from '../../db/database.js';
+import { isPgError, PG_ERROR } from '../../db/pg-errors.js';
 import type { Outbox } from '../../kernel/outbox.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
@@ -51,7 +52,7 @@ async function retryOnSerializationFailure<T>(work: () => Promise<T>, attempts =
     try {
       return await work();
     } catch (error) {
-      if ((error as { code?: string }).code !== '40001' || attempt >= attempts) throw error;
+      if (!isPgError(error, PG_ERROR.serializationFailure) || attempt >= attempts) throw error;
     }
   }
 }
@@ -106,7 +107,7 @@ export function createBaselinesService(deps: BaselinesDeps) {
       });
     } catch (error) {
       // the project was deleted after this transaction's snapshot: its foreign key now fails
-      if ((error as { code?: string }).code === '23503') throw notFound('Project');
+      if (isPgError(error, PG_ERROR.foreignKeyViolation)) throw notFound('Project');
       throw error;
     }
   }

@@ -1,4 +1,5 @@
 import type { Db, Executor, Tx } from '../../db/database.js';
+import { conflictIfUnique } from '../../db/pg-errors.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
@@ -59,8 +60,6 @@ function assertOptions(type: CustomPropertyType, options: readonly string[] | un
   const errors = optionErrors(type, options);
   if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 function assertChoiceProperty(property: { type: CustomPropertyType }, path: string) {
   if (!CHOICE_TYPES.has(property.type)) throw invalid(path, `only select and multi_select properties have options (this one is ${property.type})`);
@@ -243,8 +242,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
           return propertyView(updated);
         });
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
-        throw error;
+        throw conflictIfUnique(error, NAME_TAKEN);
       }
     },
 

@@ -1,8 +1,10 @@
 import type { Db, Executor, Tx } from '../../db/database.js';
+import { conflictIfUnique } from '../../db/pg-errors.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
 import { conflict, invalid, notFound } from '../../kernel/errors.js';
-import type { EventBus, IssueSnapshot, Priority, StateGroup } from '../../kernel/events.js';
+import type { EventBus, IssueSnapshot } from '../../kernel/events.js';
+import { PRIORITIES, type Priority, STATE_GROUPS, type StateGroup } from '../../kernel/work-items.js';
 import { newId } from '../../kernel/ids.js';
 import type { Outbox } from '../../kernel/outbox.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
@@ -11,8 +13,6 @@ import { iso, isoOrNull } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
 import { type IssueCondition, type IssueSortKey, priorityRank, type WorkItemsRepository } from './work-items.repository.js';
 
-export const STATE_GROUPS: readonly StateGroup[] = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'];
-export const PRIORITIES: readonly Priority[] = ['urgent', 'high', 'medium', 'low', 'none'];
 
 const DEFAULT_STATES: { name: string; group: StateGroup; color: string; is_default: boolean }[] = [
   { name: 'Backlog', group: 'backlog', color: '#A3A3A3', is_default: true },
@@ -275,10 +275,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
           return projectView(updated);
         });
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') {
-          throw conflict('A project with this identifier already exists in the workspace');
-        }
-        throw error;
+        throw conflictIfUnique(error, 'A project with this identifier already exists in the workspace');
       }
     },
 
@@ -350,8 +347,7 @@ export function createWorkItemsService(deps: WorkItemsDeps) {
           return stateView(updated!);
         });
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw conflict('A state with this name already exists in the project');
-        throw error;
+        throw conflictIfUnique(error, 'A state with this name already exists in the project');
       }
     },
 
