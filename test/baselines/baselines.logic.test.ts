@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  baselineView,
   type ChangeRow,
   changeLists,
   countsFromGroups,
@@ -9,6 +8,7 @@ import {
   deviationOf,
 } from '../../src/modules/baselines/baselines.logic.js';
 import { PRIORITIES, STATE_GROUPS } from '../../src/kernel/work-items.js';
+import { baselineView } from '../../src/modules/baselines/baselines.views.js';
 
 const group = fc.record({
   state_group: fc.constantFrom(...STATE_GROUPS),

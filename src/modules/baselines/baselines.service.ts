@@ -6,12 +6,12 @@ import type { Clock } from '../../kernel/clock.js';
 import { invalid, notFound } from '../../kernel/errors.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import { newId } from '../../kernel/ids.js';
-import { iso } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
 import type { WorkItemsService } from '../work-items/index.js';
 import type { BaselinesRepository, ScheduleRow } from './baselines.repository.js';
+import { baselineView, scheduleView } from './baselines.views.js';
 import { isTimeZone, nextRunAt, scheduledName, type Weekday } from './baselines.schedule.js';
-import { baselineView, type ChangeLists, changeLists, countsFromGroups, countsOfBaseline, DEFAULT_ITEMS_LIMIT, deviationOf } from './baselines.logic.js';
+import { type ChangeLists, changeLists, countsFromGroups, countsOfBaseline, DEFAULT_ITEMS_LIMIT, deviationOf } from './baselines.logic.js';
 
 export interface BaselinesDeps {
   db: Db;
@@ -33,18 +33,6 @@ export interface ScheduleInput {
   keep_last: number;
 }
 
-const scheduleView = (s: ScheduleRow) => ({
-  id: s.id,
-  project_id: s.project_id,
-  name_prefix: s.name_prefix,
-  every: s.every,
-  weekday: s.weekday,
-  at: s.at,
-  time_zone: s.time_zone,
-  keep_last: s.keep_last,
-  next_run_at: iso(s.next_run_at),
-  created_at: iso(s.created_at),
-});
 
 /** A REPEATABLE READ transaction that collided with a concurrent write (SQLSTATE 40001) is simply run again. */
 async function retryOnSerializationFailure<T>(work: () => Promise<T>, attempts = 3): Promise<T> {

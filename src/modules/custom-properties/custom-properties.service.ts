@@ -20,6 +20,9 @@ import {
   unstorableText,
 } from './custom-properties.domain.js';
 import type { CustomPropertiesRepository } from './custom-properties.repository.js';
+import { propertyView } from './custom-properties.views.js';
+
+export { propertyView };
 
 export interface CustomPropertiesDeps {
   db: Db;
@@ -29,21 +32,6 @@ export interface CustomPropertiesDeps {
   workItems: Pick<WorkItemsService, 'findIssue' | 'findProject'>;
   planGate: Pick<PlanGate<Tx>, 'assertFeature'>;
 }
-
-type PropertyRow = NonNullable<Awaited<ReturnType<CustomPropertiesRepository['findProperty']>>>;
-
-export const propertyView = (p: PropertyRow) => ({
-  id: p.id,
-  workspace_id: p.workspace_id,
-  project_id: p.project_id,
-  name: p.name,
-  description: p.description,
-  type: p.type,
-  options: p.options,
-  is_required: p.is_required,
-  created_at: iso(p.created_at),
-  updated_at: iso(p.updated_at),
-});
 
 const NAME_TAKEN = 'A custom property with this name already exists in the project';
 
