@@ -69,5 +69,20 @@ export default tseslint.config(
     files: ['web/src/**/*.{ts,tsx}'],
     rules: { 'no-undef': 'off' },
   },
+  {
+    // Findable endpoints: a search for `/custom-values/` finds the route. (The SLA module follows once rewritten.)
+    files: ['src/modules/**/*.routes.ts', 'src/modules/**/paytr/*.ts', 'src/http/**/*.ts'],
+    ignores: ['src/modules/sla/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Named exports only' },
+        {
+          selector: "CallExpression[callee.object.name='app'][callee.property.name=/^(get|post|put|patch|delete|head|options|all)$/][arguments.0.type!='Literal']",
+          message: "Write the route's full path literally ('/api/workspaces/:slug/...'), not a prefix constant or template",
+        },
+      ],
+    },
+  },
   ...layerRules,
 );

@@ -10,21 +10,14 @@
  * Without DATABASE_URL it runs on an in-memory PGlite. The seed is set-based SQL (generate_series) in a workspace of
  * its own, removed at the end (KEEP=1 keeps it, to look at query plans).
  */
-import { createOutbox, webhooksRepository } from '../src/modules/webhooks/index.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config/config.js';
 import { type DatabaseHandle, openPostgres, wrapPglite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { systemClock } from '../src/kernel/clock.js';
-import { createEventBus } from '../src/kernel/events.js';
+import { buildServices } from '../src/services.js';
 import { newId } from '../src/kernel/ids.js';
-import { allowAllPlanGate } from '../src/kernel/plan-gate.js';
-import { baselinesRepository, createBaselinesService } from '../src/modules/baselines/index.js';
-import { createIdentityService, identityRepository } from '../src/modules/identity/index.js';
-import { createWorkItemsService, workItemsRepository } from '../src/modules/work-items/index.js';
-import { NO_AUTH_LIMITS } from '../src/kernel/attempt-limiter.js';
 
 const N = Number.parseInt(process.argv[2] ?? '100000', 10);
 const RUNS = Number.parseInt(process.argv[3] ?? '5', 10);
@@ -53,20 +46,9 @@ async function main() {
   const { db } = handle;
   await migrateToLatest(db);
 
-  const config = loadConfig({});
-  const clock = systemClock;
-  const identity = createIdentityService({
-    db,
-    repo: identityRepository(db),
-    clock,
-    planGate: allowAllPlanGate,
-    allowSignup: true,
-    sessionTtlDays: config.sessionTtlDays,
-    limiters: NO_AUTH_LIMITS,
-  });
-  const outbox = createOutbox({ repo: webhooksRepository(db), clock });
-  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events: createEventBus(), planGate: allowAllPlanGate, identity, outbox });
-  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
+  // The service's own composition (as the app, the CLI and the tests build it); only the baselines service is timed.
+  const composition = buildServices(loadConfig({ LOG_LEVEL: 'silent' }), handle);
+  const { baselines } = composition.services;
 
   // ---- seed ------------------------------------------------------------------------------------------------------
   const tag = randomBytes(4).toString('hex');
@@ -197,6 +179,7 @@ async function main() {
     await db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
     await db.deleteFrom('users').where('id', '=', userId).execute();
   }
+  await composition.close();
   await handle.close();
 }
 

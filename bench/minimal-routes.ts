@@ -1,10 +1,10 @@
 /**
- * The "minimal twin" of each hot endpoint, for `npm run bench` only: registered in the real server process when
- * BENCH_MINIMAL_ROUTES=1, under /bench/min/ (outside /api/, so the app's auth hook skips them). Each twin runs the
+ * The "minimal twin" of each hot endpoint, for `npm run bench` only: registered in the real server process by
+ * `bench/server.ts`, under /bench/min/ (outside /api/, so the app's auth hook skips them). Each twin runs the
  * same SQL statements as the real endpoint, in the same order and transactions, through a raw pool (no query
  * builder, no services, no schema validation or serialisation): token lookup, membership lookup, the endpoint's own
  * queries, then JSON.stringify of the rows. What it leaves out is exactly the framework and domain work whose cost
- * the real/minimal ratio measures. Not part of the product; never registered unless the variable is set.
+ * the real/minimal ratio measures. Not part of the product; `src/` never registers it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

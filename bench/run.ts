@@ -4,7 +4,7 @@
  *   DATABASE_URL=postgres://user@host:5432/db npm run bench [-- --quick] [-- --pglite | --no-pglite] [-- --keep]
  *
  * Creates a scratch database `<db>_bench` on the DATABASE_URL server (dropped at the end unless --keep), starts the
- * real server as a child process (node --import tsx src/main.ts, with the bench-only minimal routes), seeds by SQL,
+ * real server as a child process (node --import tsx bench/server.ts: src/server.ts plus the bench-only minimal routes), seeds by SQL,
  * runs autocannon from this process, times the scale curves, and writes bench/results/latest.{md,json} and scale.svg.
  * See docs/decisions/bench.md for what is measured and how to read it.
  */
@@ -112,7 +112,7 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   const profileDir = join(tmpdir(), 'wis-bench-profiles');
   if (cfg.profile) log(`  CPU profile of the server: ${profileDir}/ (written when it stops)`);
   const profile = cfg.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/server.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -121,7 +121,6 @@ async function startServer(env: Record<string, string>): Promise<Server> {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       JOB_INTERVAL_MS: '0',
-      BENCH_MINIMAL_ROUTES: '1',
       RATE_LIMIT_SIGNUPS: '1000',
       ...env,
     },

@@ -12,62 +12,26 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
-import { createEventBus } from './kernel/events.js';
 import { newId } from './kernel/ids.js';
 import type { Outbox } from './kernel/outbox.js';
-import type { PlanGate } from './kernel/plan-gate.js';
-import { type BaselinesService, createBaselinesService, baselinesRepository, baselinesRoutes } from './modules/baselines/index.js';
-import {
-  type CustomPropertiesService,
-  createCustomPropertiesService,
-  customPropertiesRepository,
-  customPropertiesRoutes,
-} from './modules/custom-properties/index.js';
+import { baselinesRoutes } from './modules/baselines/index.js';
+import { customPropertiesRoutes } from './modules/custom-properties/index.js';
 import {
   billingCallbackRoutes,
-  billingRepository,
   billingRound2Routes,
   billingRoutes,
-  type BillingService,
-  type ReconcileService,
-  type RefundsService,
-  createNoticesService,
-  createReconcileService,
   databaseSandboxStore,
-  createRefundsService,
-  round2Repository,
-  createBillingService,
-  createPaytrClient,
-  createPlanGate,
   returnPages,
   sandboxRoutes,
 } from './modules/billing/index.js';
-import { createIdentityService, type IdentityService, identityRepository, identityRoutes } from './modules/identity/index.js';
-import { createSlaService, type SlaService, slaRepository, slaRoutes } from './modules/sla/index.js';
-import { createWorkItemsService, type WorkItemsService, workItemsRepository, workItemsRoutes } from './modules/work-items/index.js';
-import { createWorkspacesService, type WorkspacesService, workspacesRepository, workspacesRoutes } from './modules/workspaces/index.js';
-import {
-  createOutbox,
-  createSender,
-  createWebhooksService,
-  createWorker,
-  type WebhooksService,
-  webhooksRepository,
-  webhooksRoutes,
-} from './modules/webhooks/index.js';
+import { identityRoutes } from './modules/identity/index.js';
+import { slaRoutes } from './modules/sla/index.js';
+import { workItemsRoutes } from './modules/work-items/index.js';
+import { workspacesRoutes } from './modules/workspaces/index.js';
+import { webhooksRoutes } from './modules/webhooks/index.js';
+import { type AppServices, buildServices, type PeriodicJob } from './services.js';
 
-export interface AppServices {
-  identity: IdentityService;
-  workspaces: WorkspacesService;
-  workItems: WorkItemsService;
-  sla: SlaService;
-  customProperties: CustomPropertiesService;
-  baselines: BaselinesService;
-  billing: BillingService;
-  refunds: RefundsService;
-  reconcile: ReconcileService;
-  webhooks: WebhooksService;
-}
+export type { AppServices, PeriodicJob };
 
 export interface AppOptions {
   config: Config;
@@ -75,14 +39,6 @@ export interface AppOptions {
   clock?: Clock;
   /** Where the built web console lives (default `web/dist`); tests point it elsewhere. */
   consoleDir?: string;
-}
-
-/** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
-export interface PeriodicJob {
-  name: string;
-  run(): Promise<unknown>;
-  /** Period of this job; unset: `JOB_INTERVAL_MS`. 0 turns it off. */
-  intervalMs?: number;
 }
 
 declare module 'fastify' {
@@ -108,7 +64,7 @@ const REDACT = [
   '*.hash',
 ];
 
-/** The composition root: the only place that names concrete implementations. */
+/** The HTTP app: the services of `buildServices`, then the routes, the OpenAPI document and the console. */
 export async function buildApp({ config, database, clock = systemClock, consoleDir }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
@@ -126,129 +82,38 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     void reply.header('x-request-id', request.id);
   });
 
-  const { db } = database;
   const metrics = createMetrics();
   app.decorate('metrics', metrics);
   if (config.metricsEnabled) registerMetrics(app, metrics, database.pool);
-  const events = createEventBus<Tx>();
-  // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them, with a
-  // delivery per subscribed endpoint; the worker sends them in the background, waking right after such a commit.
-  const webhooksRepo = webhooksRepository(db);
-  const webhookWorker = createWorker({
-    repo: webhooksRepo,
-    clock,
-    sender: createSender(config.webhooks),
-    config: config.webhooks,
-    log: app.log,
-    metrics,
-  });
-  app.addHook('onClose', () => webhookWorker.close());
-  const outbox = createOutbox({ repo: webhooksRepo, clock, onDeliveries: () => webhookWorker.wake() });
-  app.decorate('outbox', outbox);
-  // ---- billing: plan gate (billing module) ----
-  const billingRepo = billingRepository(db);
-  const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
-  // ---- end billing: plan gate ----
 
   // Before any route: the plugin adds its hook to the routes registered after it.
   const limiters = await registerRateLimits(app, config);
-  const identity = createIdentityService({
-    db,
-    repo: identityRepository(db),
-    clock,
-    planGate,
-    allowSignup: config.allowSignup,
-    sessionTtlDays: config.sessionTtlDays,
-    limiters,
-  });
-  const workspaces = createWorkspacesService({ db, repo: workspacesRepository(db), clock, identity });
-  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity, outbox });
+  const { services, jobs, outbox, close } = buildServices(config, database, clock, { limiters, log: app.log, metrics });
+  app.addHook('onClose', close);
+  app.decorate('outbox', outbox);
+  app.decorate('jobs', jobs);
+  app.decorate('services', services);
+  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks } = services;
 
-  app.decorate('jobs', [] as PeriodicJob[]);
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);
   await registerOpenApi(app, config.publicBaseUrl);
 
-  // ---- sla module ----
-  const sla = createSlaService({ db, repo: slaRepository(db), clock, identity, outbox });
-  sla.subscribe(events);
-  app.jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
-  metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   await app.register(slaRoutes, { sla });
-  // ---- end sla module ----
-
-  // ---- custom-properties module ----
-  const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(db), clock, identity, workItems, planGate });
-  workItems.registerIssueFilter(customProperties.issueFilter);
-  workItems.registerIssueSort(customProperties.issueSort);
   await app.register(customPropertiesRoutes, { customProperties });
-  // ---- end custom-properties module ----
-
-  // ---- baselines module ----
-  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
-  app.jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
   await app.register(baselinesRoutes, { baselines });
-  // ---- end baselines module ----
-
-  // ---- webhooks module ----
-  const webhooks = createWebhooksService({
-    db,
-    repo: webhooksRepo,
-    clock,
-    identity,
-    worker: webhookWorker,
-    allowPrivateTargets: config.webhooks.allowPrivateTargets,
-  });
-  app.jobs.push({ name: 'webhooks.deliver', run: () => webhookWorker.run(), intervalMs: config.webhooks.pollMs });
-  app.jobs.push({ name: 'webhooks.cleanup', run: () => webhookWorker.cleanup(), intervalMs: 3_600_000 });
   await app.register(webhooksRoutes, { webhooks });
-  // ---- end webhooks module ----
-
-  // ---- billing module ----
-  const paytrClient = createPaytrClient(config.paytr);
-  const billing = createBillingService({
-    db,
-    repo: billingRepo,
-    clock,
-    identity,
-    provider: paytrClient,
-    credentials: config.paytr,
-    graceDays: config.billingGraceDays,
-    publicBaseUrl: config.publicBaseUrl,
-    log: app.log,
-    outbox,
-  });
-  app.jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
-  const billingR2 = round2Repository(db);
-  const refunds = createRefundsService({ db, repo: billingRepo, r2: billingR2, clock, identity, provider: paytrClient, outbox, log: app.log, billing });
-  const reconcile = createReconcileService({
-    db,
-    repo: billingRepo,
-    r2: billingR2,
-    clock,
-    provider: paytrClient,
-    outbox,
-    log: app.log,
-    billing,
-    reconcileAfterMs: config.paymentReconcileAfterS * 1000,
-  });
-  app.jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
-  const notices = createNoticesService({ db, r2: billingR2, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
-  app.jobs.push({ name: 'billing.notices', run: () => notices.run() });
   await app.register(billingRoutes, { billing });
   await app.register(billingRound2Routes, { refunds, reconcile, billing });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
-    await app.register(sandboxRoutes, { config, callbackUrl: `${config.publicBaseUrl}/api/webhooks/provider/callback/`, store: databaseSandboxStore(db) });
+    const callbackUrl = `${config.publicBaseUrl}/api/webhooks/provider/callback/`;
+    await app.register(sandboxRoutes, { config, callbackUrl, store: databaseSandboxStore(database.db) });
   } else {
     await app.register(returnPages);
   }
-  // ---- end billing module ----
 
-  const services = { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks };
-  app.decorate('services', services);
-
-  await app.register(healthRoutes, { db });
+  await app.register(healthRoutes, { db: database.db });
   // The web console at /app/ (public: it signs in through the API like any client).
   await registerConsole(app, consoleDir);
   await app.register(identityRoutes, { identity });

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import type { AppServices } from '../app.js';
+import type { AppServices } from '../services.js';
 import type { Config } from '../config/config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { Actor } from '../kernel/actor.js';

@@ -2,6 +2,7 @@ import { buildApp } from '../app.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { type DatabaseHandle, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { buildServices, type Services } from '../services.js';
 import { AppError } from '../kernel/errors.js';
 import { type CliContext, type Command, describeAppError, parseFlags, UsageError } from './cli.js';
 import { catalogueCommands } from './commands/catalogue.js';
@@ -79,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(commandHelp(command));
     return 0;
   }
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let composition: Services | undefined;
   let database: DatabaseHandle | undefined;
   let config: Config | undefined;
   const ctx: CliContext = {
@@ -88,18 +89,18 @@ async function main(argv: string[]): Promise<number> {
     out: (line) => console.log(line),
     operator: { userId: '00000000-0000-7000-8000-000000000000', tokenId: 'cli', isInstanceAdmin: true, isOperator: true },
     services: async () => {
-      if (!app) {
+      if (!composition) {
         const db = await ctx.database();
         await migrateToLatest(db.db);
-        app = await buildApp({ config: { ...ctx.config(), logLevel: 'silent' }, database: db });
+        composition = buildServices({ ...ctx.config(), logLevel: 'silent' }, db);
       }
-      return app.services;
+      return composition.services;
     },
   };
   try {
     return (await command.run(values, ctx)) ?? 0;
   } finally {
-    await app?.close();
+    await composition?.close();
     await database?.close();
   }
 }

@@ -3,8 +3,9 @@
  * subscriber runs in that same transaction: a subscriber that throws rolls the whole change back, so derived data
  * (SLA trackers, ...) can never disagree with the issue it belongs to.
  */
-export type Priority = 'urgent' | 'high' | 'medium' | 'low' | 'none';
-export type StateGroup = 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+import type { Priority, StateGroup } from './work-items.js';
+
+export type { Priority, StateGroup };
 
 export interface IssueSnapshot {
   id: string;

@@ -1,15 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  baselineView,
   type ChangeRow,
   changeLists,
   countsFromGroups,
   deltaOf,
   deviationOf,
-  PRIORITIES,
-  STATE_GROUPS,
 } from '../../src/modules/baselines/baselines.logic.js';
+import { PRIORITIES, STATE_GROUPS } from '../../src/kernel/work-items.js';
+import { baselineView } from '../../src/modules/baselines/baselines.views.js';
 
 const group = fc.record({
   state_group: fc.constantFrom(...STATE_GROUPS),

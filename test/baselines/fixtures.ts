@@ -2,8 +2,9 @@ import { expect } from 'vitest';
 import type { Api } from '../helpers/http.js';
 import { createIssue, type WorkspaceFixture } from '../helpers/factories.js';
 
-export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const;
-export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
+import { PRIORITIES, STATE_GROUPS } from '../../src/kernel/work-items.js';
+
+export { PRIORITIES, STATE_GROUPS };
 
 export const baselinesPath = (ws: WorkspaceFixture, projectId: string) => `/api/workspaces/${ws.slug}/projects/${projectId}/baselines/`;
 export const baselinePath = (ws: WorkspaceFixture, baselineId: string) => `/api/workspaces/${ws.slug}/baselines/${baselineId}/`;

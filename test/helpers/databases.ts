@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openPostgres, wrapPglite } from '../../src/db/database.js';
+import { isPgError, PG_ERROR } from '../../src/db/pg-errors.js';
 
 /** The database of DATABASE_URL holds nothing of the tests; they live in `<name>_tpl` and `<name>_t_<random>`. */
 const dbName = (url: string): string => new URL(url).pathname.replace(/^\//, '') || 'postgres';
@@ -23,7 +24,7 @@ async function dropDatabase(admin: DatabaseHandle, name: string): Promise<void> 
       await sql.raw(`DROP DATABASE IF EXISTS "${name}"`).execute(admin.db);
       return;
     } catch (error) {
-      if ((error as { code?: string }).code !== '55006') throw error; // 55006: still in use
+      if (!isPgError(error, PG_ERROR.objectInUse)) throw error;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

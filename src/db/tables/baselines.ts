@@ -1,10 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Priority, StateGroup } from '../../kernel/work-items.js';
 
 /** Table types of the baselines migration (0300). Kept by hand beside the SQL they describe. */
 type Timestamp = ColumnType<Date, Date, Date>;
 type Count = Generated<number>;
-type StateGroup = 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
-type Priority = 'urgent' | 'high' | 'medium' | 'low' | 'none';
 
 export interface BaselinesTable {
   id: string;

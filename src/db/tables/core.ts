@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Priority, StateGroup } from '../../kernel/work-items.js';
 
 /** Table types of the core migration (0001). Kept by hand beside the SQL they describe. */
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -60,7 +61,7 @@ export interface StatesTable {
   workspace_id: string;
   project_id: string;
   name: string;
-  group: 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
+  group: StateGroup;
   color: string;
   sequence: number;
   is_default: Generated<boolean>;
@@ -78,8 +79,8 @@ export interface IssuesTable {
   name: string;
   description: Generated<string>;
   state_id: string;
-  state_group: 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
-  priority: 'urgent' | 'high' | 'medium' | 'low' | 'none';
+  state_group: StateGroup;
+  priority: Priority;
   assignee_ids: ColumnType<string[], string[] | undefined, string[]>;
   created_by: string;
   created_at: Timestamp;

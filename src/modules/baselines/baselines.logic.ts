@@ -1,13 +1,11 @@
-import type { Priority, StateGroup } from '../../kernel/events.js';
-import { iso } from '../../kernel/time.js';
+import { PRIORITIES, type Priority, STATE_GROUPS, type StateGroup } from '../../kernel/work-items.js';
 import type { ChangeRow } from './baselines.repository.js';
+import type { BaselineView } from './baselines.views.js';
 
 export type { ChangeRow };
 
 /** Pure rules of baselines and deviation: breakdowns, deltas and the record shape. No I/O. */
 
-export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const satisfies readonly StateGroup[];
-export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const satisfies readonly Priority[];
 
 export type StateBreakdown = Record<StateGroup, number>;
 export type PriorityBreakdown = Record<Priority, number>;
@@ -50,59 +48,6 @@ export function deltaOf<K extends string>(keys: readonly K[], before: Record<K, 
 }
 
 /** A stored baseline row, as the repository returns it. */
-export interface BaselineRow {
-  id: string;
-  workspace_id: string;
-  project_id: string;
-  name: string;
-  total_issues: number;
-  completed_issues: number;
-  state_backlog: number;
-  state_unstarted: number;
-  state_started: number;
-  state_completed: number;
-  state_cancelled: number;
-  priority_urgent: number;
-  priority_high: number;
-  priority_medium: number;
-  priority_low: number;
-  priority_none: number;
-  snapshot_at: Date;
-  created_by: string;
-  created_at: Date;
-  schedule_id?: string | null;
-}
-
-export function baselineView(b: BaselineRow) {
-  return {
-    id: b.id,
-    workspace_id: b.workspace_id,
-    project_id: b.project_id,
-    name: b.name,
-    total_issues: b.total_issues,
-    completed_issues: b.completed_issues,
-    state_breakdown: {
-      backlog: b.state_backlog,
-      unstarted: b.state_unstarted,
-      started: b.state_started,
-      completed: b.state_completed,
-      cancelled: b.state_cancelled,
-    } satisfies StateBreakdown,
-    priority_breakdown: {
-      urgent: b.priority_urgent,
-      high: b.priority_high,
-      medium: b.priority_medium,
-      low: b.priority_low,
-      none: b.priority_none,
-    } satisfies PriorityBreakdown,
-    snapshot_at: iso(b.snapshot_at),
-    created_by: b.created_by,
-    created_at: iso(b.created_at),
-    schedule_id: b.schedule_id ?? null,
-  };
-}
-
-export type BaselineView = ReturnType<typeof baselineView>;
 
 
 export interface ChangeLists {

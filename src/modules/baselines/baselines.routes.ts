@@ -20,16 +20,14 @@ import type { BaselinesService } from './baselines.service.js';
 
 export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesService }> = async (app, { baselines }) => {
   const tags = ['baselines'];
-  const P = '/api/workspaces/:slug/projects/:projectId/baselines/';
-  const B = '/api/workspaces/:slug/baselines/:baselineId/';
 
   app.get(
-    P,
+    '/api/workspaces/:slug/projects/:projectId/baselines/',
     { schema: { tags, summary: 'Baselines of the project, newest first', params: ProjectParams, response: { 200: Type.Array(Baseline), ...errorResponses(400, 404) } } },
     async (req) => baselines.list(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.post(
-    P,
+    '/api/workspaces/:slug/projects/:projectId/baselines/',
     {
       schema: {
         tags,
@@ -45,12 +43,12 @@ export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesSe
     async (req, reply) => reply.status(201).send(await baselines.create(actorOf(req), req.params.slug, req.params.projectId, req.body)),
   );
   app.get(
-    B,
+    '/api/workspaces/:slug/baselines/:baselineId/',
     { schema: { tags, summary: 'One baseline', params: BaselineParams, response: { 200: Baseline, ...errorResponses(400, 404) } } },
     async (req) => baselines.get(actorOf(req), req.params.slug, req.params.baselineId),
   );
   app.delete(
-    B,
+    '/api/workspaces/:slug/baselines/:baselineId/',
     { schema: { tags, summary: 'Delete a baseline (admin)', params: BaselineParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
     async (req, reply) => {
       await baselines.remove(actorOf(req), req.params.slug, req.params.baselineId);
@@ -58,7 +56,7 @@ export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesSe
     },
   );
   app.get(
-    `${B}deviation/`,
+    '/api/workspaces/:slug/baselines/:baselineId/deviation/',
     {
       schema: {
         tags,

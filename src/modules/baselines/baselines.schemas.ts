@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+import { PRIORITIES, STATE_GROUPS } from '../../kernel/work-items.js';
 import { DEFAULT_ITEMS_LIMIT, MAX_ITEMS_LIMIT } from './baselines.logic.js';
 
-const StateGroupSchema = Type.Enum(['backlog', 'unstarted', 'started', 'completed', 'cancelled']);
-const PrioritySchema = Type.Enum(['urgent', 'high', 'medium', 'low', 'none']);
+const StateGroupSchema = Type.Enum([...STATE_GROUPS]);
+const PrioritySchema = Type.Enum([...PRIORITIES]);
 const Count = Type.Integer({ minimum: 0 });
 const Delta = Type.Integer({ description: 'current minus baseline: positive is an increase since the baseline' });
 

@@ -1,16 +1,17 @@
 import type { Db, Executor, Tx } from '../../db/database.js';
+import { isPgError, PG_ERROR } from '../../db/pg-errors.js';
 import type { Outbox } from '../../kernel/outbox.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
 import { invalid, notFound } from '../../kernel/errors.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import { newId } from '../../kernel/ids.js';
-import { iso } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
 import type { WorkItemsService } from '../work-items/index.js';
 import type { BaselinesRepository, ScheduleRow } from './baselines.repository.js';
+import { baselineView, scheduleView } from './baselines.views.js';
 import { isTimeZone, nextRunAt, scheduledName, type Weekday } from './baselines.schedule.js';
-import { baselineView, type ChangeLists, changeLists, countsFromGroups, countsOfBaseline, DEFAULT_ITEMS_LIMIT, deviationOf } from './baselines.logic.js';
+import { type ChangeLists, changeLists, countsFromGroups, countsOfBaseline, DEFAULT_ITEMS_LIMIT, deviationOf } from './baselines.logic.js';
 
 export interface BaselinesDeps {
   db: Db;
@@ -32,18 +33,6 @@ export interface ScheduleInput {
   keep_last: number;
 }
 
-const scheduleView = (s: ScheduleRow) => ({
-  id: s.id,
-  project_id: s.project_id,
-  name_prefix: s.name_prefix,
-  every: s.every,
-  weekday: s.weekday,
-  at: s.at,
-  time_zone: s.time_zone,
-  keep_last: s.keep_last,
-  next_run_at: iso(s.next_run_at),
-  created_at: iso(s.created_at),
-});
 
 /** A REPEATABLE READ transaction that collided with a concurrent write (SQLSTATE 40001) is simply run again. */
 async function retryOnSerializationFailure<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
@@ -51,7 +40,7 @@ async function retryOnSerializationFailure<T>(work: () => Promise<T>, attempts =
     try {
       return await work();
     } catch (error) {
-      if ((error as { code?: string }).code !== '40001' || attempt >= attempts) throw error;
+      if (!isPgError(error, PG_ERROR.serializationFailure) || attempt >= attempts) throw error;
     }
   }
 }
@@ -106,7 +95,7 @@ export function createBaselinesService(deps: BaselinesDeps) {
       });
     } catch (error) {
       // the project was deleted after this transaction's snapshot: its foreign key now fails
-      if ((error as { code?: string }).code === '23503') throw notFound('Project');
+      if (isPgError(error, PG_ERROR.foreignKeyViolation)) throw notFound('Project');
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { PlanFeature, PlanGate } from '../../kernel/plan-gate.js';
-import { effectiveStatus, FREE_PLAN, PLAN_IN_EFFECT } from './billing.domain.js';
+import { planInEffect } from './billing.plans.js';
 import type { BillingRepository, PlanRow } from './billing.repository.js';
 import { featuresOf } from './billing.views.js';
 
@@ -22,16 +22,8 @@ const unlimited = (cap: number): boolean => cap < 0;
 export function createPlanGate(deps: PlanGateDeps): PlanGate<Executor> {
   const { repo, clock, graceDays } = deps;
 
-  async function planOf(tx: Executor, workspaceId: string): Promise<PlanRow> {
-    const sub = await repo.findSubscription(workspaceId, tx);
-    if (sub && PLAN_IN_EFFECT.includes(effectiveStatus(sub, clock.now(), graceDays))) {
-      const plan = await repo.findPlan(sub.plan_slug, tx);
-      if (plan) return plan;
-    }
-    const free = await repo.findPlan(FREE_PLAN, tx);
-    if (!free) throw new Error('The free plan is missing from the catalogue');
-    return free;
-  }
+  const planOf = async (tx: Executor, workspaceId: string): Promise<PlanRow> =>
+    planInEffect(repo, tx, await repo.findSubscription(workspaceId, tx), clock.now(), graceDays);
 
   return {
     async assertCanAddMember(tx, workspaceId) {

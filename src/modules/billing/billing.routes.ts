@@ -31,7 +31,6 @@ type Opts = { billing: BillingService };
 export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { billing }) => {
   const tags = ['billing'];
   const admin = ['billing admin'];
-  const W = '/api/workspaces/:slug/billing/';
 
   app.get(
     '/api/billing/plans/',
@@ -40,12 +39,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
   );
 
   app.get(
-    `${W}subscription/`,
+    '/api/workspaces/:slug/billing/subscription/',
     { schema: { tags, summary: 'Subscription and limits of the workspace (every role)', params: WorkspaceParams, response: { 200: SubscriptionResponse, ...errorResponses(404) } } },
     async (req) => billing.getSubscription(actorOf(req), req.params.slug),
   );
   app.post(
-    `${W}checkout/`,
+    '/api/workspaces/:slug/billing/checkout/',
     {
       schema: {
         tags,
@@ -58,7 +57,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
     async (req, reply) => reply.status(201).send(await billing.checkout(actorOf(req), req.params.slug, req.body, { ip: req.ip })),
   );
   app.post(
-    `${W}trial/`,
+    '/api/workspaces/:slug/billing/trial/',
     {
       schema: {
         tags,
@@ -71,7 +70,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
     async (req, reply) => reply.status(201).send(await billing.startTrial(actorOf(req), req.params.slug, req.body)),
   );
   app.post(
-    `${W}cancel/`,
+    '/api/workspaces/:slug/billing/cancel/',
     {
       schema: {
         tags,
@@ -84,17 +83,17 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
     async (req) => billing.cancel(actorOf(req), req.params.slug, req.body),
   );
   app.get(
-    `${W}invoices/`,
+    '/api/workspaces/:slug/billing/invoices/',
     { schema: { tags, summary: 'Invoices, newest first (admin)', params: WorkspaceParams, querystring: PageQuery, response: { 200: pageSchema(Invoice), ...errorResponses(400, 403, 404) } } },
     async (req) => billing.listInvoices(actorOf(req), req.params.slug, req.query),
   );
   app.get(
-    `${W}payments/`,
+    '/api/workspaces/:slug/billing/payments/',
     { schema: { tags, summary: 'Payments with their status, newest first (admin)', params: WorkspaceParams, querystring: PageQuery, response: { 200: pageSchema(Payment), ...errorResponses(400, 403, 404) } } },
     async (req) => billing.listPayments(actorOf(req), req.params.slug, req.query),
   );
   app.post(
-    `${W}validate-coupon/`,
+    '/api/workspaces/:slug/billing/validate-coupon/',
     {
       schema: {
         tags,

@@ -25,15 +25,14 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
   { customProperties: cp },
 ) => {
   const tags = ['custom-properties'];
-  const W = '/api/workspaces/:slug/';
 
   app.get(
-    `${W}projects/:projectId/custom-properties/`,
+    '/api/workspaces/:slug/projects/:projectId/custom-properties/',
     { schema: { tags, summary: 'Custom properties of the project, oldest first', params: ProjectParams, response: { 200: Type.Array(Property), ...errorResponses(400, 404) } } },
     async (req) => cp.listProperties(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.post(
-    `${W}projects/:projectId/custom-properties/`,
+    '/api/workspaces/:slug/projects/:projectId/custom-properties/',
     {
       schema: {
         tags,
@@ -49,7 +48,7 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
     async (req, reply) => reply.status(201).send(await cp.createProperty(actorOf(req), req.params.slug, req.params.projectId, req.body)),
   );
   app.patch(
-    `${W}custom-properties/:propertyId/`,
+    '/api/workspaces/:slug/custom-properties/:propertyId/',
     {
       schema: {
         tags,
@@ -92,7 +91,7 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
     async (req) => cp.mergeOptions(actorOf(req), req.params.slug, req.params.propertyId, req.body),
   );
   app.delete(
-    `${W}custom-properties/:propertyId/`,
+    '/api/workspaces/:slug/custom-properties/:propertyId/',
     { schema: { tags, summary: 'Delete a custom property and all its values (admin)', params: PropertyParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
     async (req, reply) => {
       await cp.deleteProperty(actorOf(req), req.params.slug, req.params.propertyId);
@@ -101,7 +100,7 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
   );
 
   app.get(
-    `${W}projects/:projectId/issues/:issueId/custom-values/`,
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/custom-values/',
     {
       schema: {
         tags,
@@ -113,7 +112,7 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
     async (req) => cp.listValues(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId),
   );
   app.put(
-    `${W}issues/:issueId/custom-values/:propertyId/`,
+    '/api/workspaces/:slug/issues/:issueId/custom-values/:propertyId/',
     {
       schema: {
         tags,

@@ -1,4 +1,5 @@
 import type { Db, Executor, Tx } from '../../db/database.js';
+import { conflictIfUnique } from '../../db/pg-errors.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
@@ -19,6 +20,9 @@ import {
   unstorableText,
 } from './custom-properties.domain.js';
 import type { CustomPropertiesRepository } from './custom-properties.repository.js';
+import { propertyView } from './custom-properties.views.js';
+
+export { propertyView };
 
 export interface CustomPropertiesDeps {
   db: Db;
@@ -28,21 +32,6 @@ export interface CustomPropertiesDeps {
   workItems: Pick<WorkItemsService, 'findIssue' | 'findProject'>;
   planGate: Pick<PlanGate<Tx>, 'assertFeature'>;
 }
-
-type PropertyRow = NonNullable<Awaited<ReturnType<CustomPropertiesRepository['findProperty']>>>;
-
-export const propertyView = (p: PropertyRow) => ({
-  id: p.id,
-  workspace_id: p.workspace_id,
-  project_id: p.project_id,
-  name: p.name,
-  description: p.description,
-  type: p.type,
-  options: p.options,
-  is_required: p.is_required,
-  created_at: iso(p.created_at),
-  updated_at: iso(p.updated_at),
-});
 
 const NAME_TAKEN = 'A custom property with this name already exists in the project';
 
@@ -59,8 +48,6 @@ function assertOptions(type: CustomPropertyType, options: readonly string[] | un
   const errors = optionErrors(type, options);
   if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 function assertChoiceProperty(property: { type: CustomPropertyType }, path: string) {
   if (!CHOICE_TYPES.has(property.type)) throw invalid(path, `only select and multi_select properties have options (this one is ${property.type})`);
@@ -243,8 +230,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
           return propertyView(updated);
         });
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(NAME_TAKEN);
-        throw error;
+        throw conflictIfUnique(error, NAME_TAKEN);
       }
     },
 

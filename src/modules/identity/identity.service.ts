@@ -7,9 +7,11 @@ import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
 import { AppError, conflict, forbidden, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import type { PlanGate } from '../../kernel/plan-gate.js';
-import { iso, isoOrNull } from '../../kernel/time.js';
 import type { IdentityRepository } from './identity.repository.js';
 import { type Permission, type Role, roleAllows } from './permissions.js';
+import { memberView, tokenView, userView } from './identity.views.js';
+
+export { userView };
 
 export interface WorkspaceAccess {
   workspaceId: string;
@@ -36,42 +38,6 @@ const DUMMY_HASH = await hash('not-a-real-password');
 
 const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 const normalizeEmail = (email: string): string => email.trim().toLowerCase();
-
-type UserRow = { id: string; email: string; display_name: string; is_instance_admin: boolean; created_at: Date };
-type TokenRow = {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: Date;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-};
-type MemberRow = { user_id: string; email: string; display_name: string; role: Role; created_at: Date };
-
-export const userView = (u: UserRow) => ({
-  id: u.id,
-  email: u.email,
-  display_name: u.display_name,
-  is_instance_admin: u.is_instance_admin,
-  created_at: iso(u.created_at),
-});
-
-const tokenView = (t: TokenRow) => ({
-  id: t.id,
-  name: t.name,
-  prefix: t.prefix,
-  created_at: iso(t.created_at),
-  expires_at: isoOrNull(t.expires_at),
-  last_used_at: isoOrNull(t.last_used_at),
-});
-
-const memberView = (m: MemberRow) => ({
-  user_id: m.user_id,
-  email: m.email,
-  display_name: m.display_name,
-  role: m.role,
-  created_at: iso(m.created_at),
-});
 
 export type IdentityService = ReturnType<typeof createIdentityService>;
 

@@ -5,7 +5,5 @@ export {
   type IssueFilterProvider,
   type IssueSortProvider,
   issueView,
-  PRIORITIES,
-  STATE_GROUPS,
   type WorkItemsService,
 } from './work-items.service.js';

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { NullableTimestamp, PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+import { PRIORITIES, STATE_GROUPS } from '../../kernel/work-items.js';
 
-export const StateGroupSchema = Type.Enum(['backlog', 'unstarted', 'started', 'completed', 'cancelled']);
-export const PrioritySchema = Type.Enum(['urgent', 'high', 'medium', 'low', 'none']);
+export const StateGroupSchema = Type.Enum([...STATE_GROUPS]);
+export const PrioritySchema = Type.Enum([...PRIORITIES]);
 
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
 const Description = Type.String({ maxLength: 100_000 });

@@ -3,9 +3,9 @@ import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
 import { conflict } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
-import { iso } from '../../kernel/time.js';
-import type { IdentityService, Role } from '../identity/index.js';
+import type { IdentityService } from '../identity/index.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
+import { workspaceView } from './workspaces.views.js';
 
 export interface WorkspacesDeps {
   db: Db;
@@ -13,18 +13,6 @@ export interface WorkspacesDeps {
   clock: Clock;
   identity: Pick<IdentityService, 'access' | 'addOwner'>;
 }
-
-type Row = { id: string; slug: string; name: string; created_by: string; created_at: Date; updated_at: Date };
-
-const view = (w: Row, role: Role) => ({
-  id: w.id,
-  slug: w.slug,
-  name: w.name,
-  created_by: w.created_by,
-  created_at: iso(w.created_at),
-  updated_at: iso(w.updated_at),
-  role,
-});
 
 export type WorkspacesService = ReturnType<typeof createWorkspacesService>;
 
@@ -41,17 +29,17 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
         });
         if (!row) throw conflict('A workspace with this slug already exists');
         await identity.addOwner(tx, row.id, actor.userId);
-        return view(row, 'admin');
+        return workspaceView(row, 'admin');
       });
     },
 
     async list(actor: Actor) {
-      return (await repo.listForUser(actor.userId)).map((w) => view(w, w.role));
+      return (await repo.listForUser(actor.userId)).map((w) => workspaceView(w, w.role));
     },
 
     async get(actor: Actor, slug: string) {
       const ws = await identity.access(actor, slug, 'read');
-      return view((await repo.findById(ws.workspaceId))!, ws.role);
+      return workspaceView((await repo.findById(ws.workspaceId))!, ws.role);
     },
 
     async update(actor: Actor, slug: string, input: { name?: string }) {
@@ -61,7 +49,7 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
           ...(input.name !== undefined && { name: input.name.trim() }),
           updated_at: clock.now(),
         });
-        return view(row, ws.role);
+        return workspaceView(row, ws.role);
       });
     },
 

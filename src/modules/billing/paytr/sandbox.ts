@@ -407,7 +407,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
 
   const hide = { hide: true } as const;
 
-  app.post(`${SANDBOX_PREFIX}/odeme/api/get-token`, { schema: hide }, async (request, reply) => {
+  app.post('/sandbox/paytr/odeme/api/get-token', { schema: hide }, async (request, reply) => {
     const check = checkTokenRequest(request.body, creds, now());
     void reply.type('application/json; charset=utf-8');
     if (!check.ok) return { status: 'failed', reason: check.reason };
@@ -422,7 +422,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
   });
 
   app.get<{ Params: { token: string } }>(
-    `${SANDBOX_PREFIX}/odeme/guvenli/:token`,
+    '/sandbox/paytr/odeme/guvenli/:token',
     { schema: hide },
     async (request, reply) => {
       const order = await openOrder(request.params.token);
@@ -461,13 +461,12 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     return reply.redirect(outcome === 'pay' ? order.okUrl : order.failUrl, 303);
   };
 
-  for (const outcome of ['pay', 'decline'] as const) {
-    app.post<{ Params: { token: string } }>(
-      `${SANDBOX_PREFIX}/odeme/guvenli/:token/${outcome}`,
-      { schema: hide },
-      async (request, reply) => complete(outcome, request.params.token, request.body, request.log, reply),
-    );
-  }
+  app.post<{ Params: { token: string } }>('/sandbox/paytr/odeme/guvenli/:token/pay', { schema: hide }, async (request, reply) =>
+    complete('pay', request.params.token, request.body, request.log, reply),
+  );
+  app.post<{ Params: { token: string } }>('/sandbox/paytr/odeme/guvenli/:token/decline', { schema: hide }, async (request, reply) =>
+    complete('decline', request.params.token, request.body, request.log, reply),
+  );
 
   // ---- refund and status query (same signatures as PayTR) ----
 
@@ -476,7 +475,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     return { status: 'error', err_no: errNo, err_msg: errMsg };
   };
 
-  app.post(`${SANDBOX_PREFIX}/odeme/iade`, { schema: hide }, async (request, reply) => {
+  app.post('/sandbox/paytr/odeme/iade', { schema: hide }, async (request, reply) => {
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
     const merchantId = field(form, 'merchant_id') ?? '';
     const oid = field(form, 'merchant_oid') ?? '';
@@ -496,7 +495,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     return { status: 'success', is_test: order.testMode ? 1 : 0, merchant_oid: oid, return_amount: returnAmount, reference_no: field(form, 'reference_no') ?? '' };
   });
 
-  app.post(`${SANDBOX_PREFIX}/odeme/durum-sorgu`, { schema: hide }, async (request, reply) => {
+  app.post('/sandbox/paytr/odeme/durum-sorgu', { schema: hide }, async (request, reply) => {
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Form;
     const merchantId = field(form, 'merchant_id') ?? '';
     const oid = field(form, 'merchant_oid') ?? '';
@@ -531,9 +530,11 @@ export const returnPages: FastifyPluginAsync = async (app) => {
       '<h1>Payment failed</h1><p>The payment did not go through and nothing was charged. You can close this window and try again.</p>',
     ),
   };
-  for (const [url, html] of Object.entries(pages)) {
-    // Both plugins offer these pages; whichever is registered first serves them.
-    if (app.hasRoute({ method: 'GET', url })) continue;
-    app.get(url, { schema: { hide: true } }, async (_request, reply) => sendHtml(reply, 200, html));
+  // Both plugins offer these pages; whichever is registered first serves them.
+  if (!app.hasRoute({ method: 'GET', url: '/billing/return/ok' })) {
+    app.get('/billing/return/ok', { schema: { hide: true } }, async (_request, reply) => sendHtml(reply, 200, pages['/billing/return/ok']));
+  }
+  if (!app.hasRoute({ method: 'GET', url: '/billing/return/fail' })) {
+    app.get('/billing/return/fail', { schema: { hide: true } }, async (_request, reply) => sendHtml(reply, 200, pages['/billing/return/fail']));
   }
 };

@@ -1,0 +1,201 @@
+import type { Executor } from '../../db/database.js';
+import type { Actor } from '../../kernel/actor.js';
+import { conflict, invalid, notFound } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import { pageOf, type PageQuery } from '../../kernel/pagination.js';
+import { PRIORITIES, type Priority, STATE_GROUPS } from '../../kernel/work-items.js';
+import { projectOf } from './work-items.projects.js';
+import { type IssueCondition, type IssueSortKey, priorityRank, type WorkItemsRepository } from './work-items.repository.js';
+import type { IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.service.js';
+import { stateOf } from './work-items.states.js';
+import { issueSnapshot, issueView } from './work-items.views.js';
+
+const CORE_SORTS: Record<string, IssueSortKey> = {
+  sequence_id: (eb) => eb.ref('i.sequence_id'),
+  created_at: (eb) => eb.ref('i.created_at'),
+  updated_at: (eb) => eb.ref('i.updated_at'),
+  priority: () => priorityRank,
+  name: (eb) => eb.ref('i.name'),
+};
+
+const parseList = <T extends string>(raw: string | undefined, allowed: readonly T[], name: string): T[] | undefined => {
+  if (raw === undefined || raw === '') return undefined;
+  const values = raw.split(',').map((v) => v.trim());
+  const bad = values.filter((v) => !allowed.includes(v as T));
+  if (bad.length) throw invalid(`/querystring/${name}`, `must be one of ${allowed.join(', ')} (comma-separated)`);
+  return values as T[];
+};
+
+/** The issue of a project of the workspace (optionally locked), or 404. */
+export async function issueOf(
+  repo: Pick<WorkItemsRepository, 'findIssue'>,
+  workspaceId: string,
+  projectId: string,
+  issueId: string,
+  tx: Executor,
+  lock = false,
+) {
+  const issue = await repo.findIssue(workspaceId, issueId, tx, lock);
+  if (!issue || issue.project_id !== projectId) throw notFound('Issue');
+  return issue;
+}
+
+export type IssuesService = ReturnType<typeof createIssuesService>;
+
+/** Issues: the list (filters and sorts, including those other modules register), create, update, delete. */
+export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'clock' | 'events' | 'identity' | 'outbox'>) {
+  const { db, repo, clock, events, identity, outbox } = deps;
+  const issueFilters: IssueFilterProvider[] = [];
+  const issueSorts: IssueSortProvider[] = [];
+
+  /** `order_by`: a core field or another module's key, `-` for descending. */
+  async function sortOf(workspaceId: string, projectId: string, orderBy: string | undefined) {
+    if (orderBy === undefined) return undefined;
+    const desc = orderBy.startsWith('-');
+    const key = desc ? orderBy.slice(1) : orderBy;
+    let sort: IssueSortKey | null | undefined = Object.hasOwn(CORE_SORTS, key) ? CORE_SORTS[key] : undefined;
+    for (const provider of issueSorts) sort ??= await provider({ tx: db, workspaceId, projectId, key });
+    if (!sort) {
+      throw invalid('/querystring/order_by', `cannot sort by "${key}": one of ${Object.keys(CORE_SORTS).join(', ')} or custom.<propertyId> of this project, with - for descending`);
+    }
+    return { key: sort, desc };
+  }
+
+  return {
+    registerIssueFilter(provider: IssueFilterProvider) {
+      issueFilters.push(provider);
+    },
+
+    registerIssueSort(provider: IssueSortProvider) {
+      issueSorts.push(provider);
+    },
+
+    /** For other modules: the issue of a workspace, or 404. */
+    async findIssue(tx: Executor, workspaceId: string, issueId: string) {
+      const issue = await repo.findIssue(workspaceId, issueId, tx);
+      if (!issue) throw notFound('Issue');
+      return issue;
+    },
+
+
+    async listIssues(
+      actor: Actor,
+      slug: string,
+      projectId: string,
+      query: PageQuery & { state_group?: string; priority?: string; order_by?: string } & Record<string, unknown>,
+    ) {
+      const ws = await identity.access(actor, slug, 'read');
+      await projectOf(repo, ws.workspaceId, projectId, db);
+      const order = await sortOf(ws.workspaceId, projectId, query.order_by);
+      const conditions: IssueCondition[] = [];
+      for (const provider of issueFilters) {
+        conditions.push(...(await provider({ tx: db, workspaceId: ws.workspaceId, projectId, query })));
+      }
+      const { rows, total } = await repo.listIssues(
+        projectId,
+        {
+          stateGroups: parseList(query.state_group, STATE_GROUPS, 'state_group'),
+          priorities: parseList(query.priority, PRIORITIES, 'priority'),
+          conditions,
+          ...(order ? { order } : {}),
+        },
+        query,
+      );
+      return pageOf(rows.map(issueView), total, query);
+    },
+
+    async createIssue(
+      actor: Actor,
+      slug: string,
+      projectId: string,
+      input: { name: string; description?: string; state_id?: string; priority?: Priority; assignee_ids?: string[] },
+    ) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'write_items', tx);
+        await projectOf(repo, ws.workspaceId, projectId, tx);
+        const state = input.state_id
+          ? await stateOf(repo, projectId, input.state_id, tx, '/state_id')
+          : await repo.defaultState(projectId, tx);
+        if (!state) throw conflict('The project has no states');
+        const assignees = [...new Set(input.assignee_ids ?? [])];
+        await identity.assertMembers(tx, ws.workspaceId, assignees, '/assignee_ids');
+        const now = clock.now();
+        const issue = await repo.insertIssue(tx, {
+          id: newId(),
+          workspace_id: ws.workspaceId,
+          project_id: projectId,
+          sequence_id: await repo.nextSequenceId(tx, projectId),
+          name: input.name.trim(),
+          description: input.description ?? '',
+          state_id: state.id,
+          state_group: state.group,
+          priority: input.priority ?? 'none',
+          assignee_ids: assignees,
+          created_by: actor.userId,
+          created_at: now,
+          updated_at: now,
+          completed_at: state.group === 'completed' ? now : null,
+        });
+        await events.publish(tx, { type: 'issue.created', at: now, issue: issueSnapshot(issue) });
+        const view = issueView(issue);
+        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: view });
+        return view;
+      });
+    },
+
+    async getIssue(actor: Actor, slug: string, projectId: string, issueId: string) {
+      const ws = await identity.access(actor, slug, 'read');
+      return issueView(await issueOf(repo, ws.workspaceId, projectId, issueId, db));
+    },
+
+    async updateIssue(
+      actor: Actor,
+      slug: string,
+      projectId: string,
+      issueId: string,
+      input: { name?: string; description?: string; state_id?: string; priority?: Priority; assignee_ids?: string[] },
+    ) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'write_items', tx);
+        const before = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
+        const now = clock.now();
+        const patch: Parameters<WorkItemsRepository['updateIssue']>[2] = { updated_at: now };
+        if (input.name !== undefined) patch.name = input.name.trim();
+        if (input.description !== undefined) patch.description = input.description;
+        if (input.priority !== undefined) patch.priority = input.priority;
+        if (input.assignee_ids !== undefined) {
+          patch.assignee_ids = [...new Set(input.assignee_ids)];
+          await identity.assertMembers(tx, ws.workspaceId, patch.assignee_ids, '/assignee_ids');
+        }
+        if (input.state_id !== undefined && input.state_id !== before.state_id) {
+          const state = await stateOf(repo, projectId, input.state_id, tx, '/state_id');
+          patch.state_id = state.id;
+          patch.state_group = state.group;
+          if (state.group === 'completed') patch.completed_at = before.completed_at ?? now;
+          else patch.completed_at = null;
+        }
+        const after = await repo.updateIssue(tx, issueId, patch);
+        if (after.priority !== before.priority || after.state_id !== before.state_id) {
+          await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after), actorId: actor.userId });
+        }
+        const view = issueView(after);
+        const { updated_at: _was, ...previous } = issueView(before);
+        const { updated_at: _now, ...current } = view;
+        if (JSON.stringify(previous) !== JSON.stringify(current)) {
+          await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.updated', data: view });
+        }
+        return view;
+      });
+    },
+
+    async deleteIssue(actor: Actor, slug: string, projectId: string, issueId: string) {
+      await db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'write_items', tx);
+        const issue = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
+        await events.publish(tx, { type: 'issue.deleted', at: clock.now(), issue: issueSnapshot(issue) });
+        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.deleted', data: issueView(issue) });
+        await repo.deleteIssue(tx, issueId);
+      });
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { type DatabaseHandle, openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { startJobs } from './job-runner.js';
+
+export interface ServeOptions {
+  /** Registers extra routes on the app before it listens (the benchmarks' minimal twins, `bench/server.ts`). */
+  beforeListen?: (app: FastifyInstance, database: DatabaseHandle) => Promise<void>;
+}
+
+/** config -> database -> migrate -> buildApp -> listen, with the periodic jobs and a graceful shutdown. */
+export async function serve(options: ServeOptions = {}): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  let logDatabaseError = (error: Error) => console.error(`database connection lost: ${error.message}`);
+  const database = await openDatabase(config, (error) => logDatabaseError(error));
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database });
+  logDatabaseError = (error) => app.log.warn({ err: error }, 'database connection lost; the pool replaces it');
+  await options.beforeListen?.(app, database);
+
+  const jobs = startJobs(app.jobs, config.jobIntervalMs, app.metrics, app.log);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await jobs.stop();
+    // Requests under way finish; keep-alive connections that turn idle after close() began are closed as they do,
+    // instead of waiting for their keep-alive timeout (72 s) behind a load balancer that reuses connections.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+    await app.close();
+    clearInterval(sweep);
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { database: database.kind, provider: config.paymentProvider, docs: `${config.publicBaseUrl}/docs` },
+    'work-item service ready',
+  );
+}

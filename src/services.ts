@@ -1,0 +1,166 @@
+import { pino } from 'pino';
+import type { Config } from './config/config.js';
+import type { DatabaseHandle, Tx } from './db/database.js';
+import { NO_AUTH_LIMITS } from './kernel/attempt-limiter.js';
+import { type Clock, systemClock } from './kernel/clock.js';
+import { createEventBus } from './kernel/events.js';
+import { type Metrics, NO_METRICS } from './kernel/metrics.js';
+import type { Outbox } from './kernel/outbox.js';
+import type { PlanGate } from './kernel/plan-gate.js';
+import { type BaselinesService, baselinesRepository, createBaselinesService } from './modules/baselines/index.js';
+import {
+  type BillingLogger,
+  billingRepository,
+  type BillingService,
+  createBillingService,
+  createNoticesService,
+  createPaytrClient,
+  createPlanGate,
+  createReconcileService,
+  createRefundsService,
+  type ReconcileService,
+  type RefundsService,
+  round2Repository,
+} from './modules/billing/index.js';
+import { type CustomPropertiesService, createCustomPropertiesService, customPropertiesRepository } from './modules/custom-properties/index.js';
+import { createIdentityService, type IdentityDeps, type IdentityService, identityRepository } from './modules/identity/index.js';
+import { createSlaService, type SlaService, slaRepository } from './modules/sla/index.js';
+import { createOutbox, createSender, createWebhooksService, createWorker, type WebhooksService, webhooksRepository } from './modules/webhooks/index.js';
+import { createWorkItemsService, type WorkItemsService, workItemsRepository } from './modules/work-items/index.js';
+import { createWorkspacesService, type WorkspacesService, workspacesRepository } from './modules/workspaces/index.js';
+
+export interface AppServices {
+  identity: IdentityService;
+  workspaces: WorkspacesService;
+  workItems: WorkItemsService;
+  sla: SlaService;
+  customProperties: CustomPropertiesService;
+  baselines: BaselinesService;
+  billing: BillingService;
+  refunds: RefundsService;
+  reconcile: ReconcileService;
+  webhooks: WebhooksService;
+}
+
+/** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
+export interface PeriodicJob {
+  name: string;
+  run(): Promise<unknown>;
+  /** Period of this job; unset: `JOB_INTERVAL_MS`. 0 turns it off. */
+  intervalMs?: number;
+}
+
+/** What the services need from the process around them; the HTTP app passes its own, the CLI takes the defaults. */
+export interface ServicePorts {
+  /** Sign-in and sign-up attempt limits (the HTTP app's rate-limit store); default: none (the CLI signs nobody in). */
+  limiters?: IdentityDeps['limiters'];
+  /** Default: a pino logger at `LOG_LEVEL`. */
+  log?: BillingLogger;
+  /** Default: metrics that record nothing. */
+  metrics?: Metrics;
+}
+
+export interface Services {
+  services: AppServices;
+  /** The periodic jobs (`main.ts` runs them on timers; tests call `run` themselves). */
+  jobs: PeriodicJob[];
+  /** Events that leave the service (webhooks), recorded in the transaction of the change. */
+  outbox: Outbox<Tx>;
+  /** Stops the background webhook worker. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one composition of the service: builds every repository and service and wires them (domain events, the
+ * outbox, the plan gate, the custom-value filters of the issue list). Used by `buildApp` (HTTP), the CLI and the
+ * tests; the only place besides `app.ts` that names concrete implementations.
+ */
+export function buildServices(config: Config, database: DatabaseHandle, clock: Clock = systemClock, ports: ServicePorts = {}): Services {
+  const { db } = database;
+  const log = ports.log ?? pino({ level: config.logLevel });
+  const metrics = ports.metrics ?? NO_METRICS;
+  const events = createEventBus<Tx>();
+  const jobs: PeriodicJob[] = [];
+
+  // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them, with a
+  // delivery per subscribed endpoint; the worker sends them in the background, waking right after such a commit.
+  const webhooksRepo = webhooksRepository(db);
+  const webhookWorker = createWorker({ repo: webhooksRepo, clock, sender: createSender(config.webhooks), config: config.webhooks, log, metrics });
+  const outbox = createOutbox({ repo: webhooksRepo, clock, onDeliveries: () => webhookWorker.wake() });
+
+  const billingRepo = billingRepository(db);
+  const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
+
+  const identity = createIdentityService({
+    db,
+    repo: identityRepository(db),
+    clock,
+    planGate,
+    allowSignup: config.allowSignup,
+    sessionTtlDays: config.sessionTtlDays,
+    limiters: ports.limiters ?? NO_AUTH_LIMITS,
+  });
+  const workspaces = createWorkspacesService({ db, repo: workspacesRepository(db), clock, identity });
+  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity, outbox });
+
+  const sla = createSlaService({ db, repo: slaRepository(db), clock, identity, outbox });
+  sla.subscribe(events);
+  jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
+  metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
+
+  const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(db), clock, identity, workItems, planGate });
+  workItems.registerIssueFilter(customProperties.issueFilter);
+  workItems.registerIssueSort(customProperties.issueSort);
+
+  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
+  jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
+
+  const webhooks = createWebhooksService({
+    db,
+    repo: webhooksRepo,
+    clock,
+    identity,
+    worker: webhookWorker,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+  });
+  jobs.push({ name: 'webhooks.deliver', run: () => webhookWorker.run(), intervalMs: config.webhooks.pollMs });
+  jobs.push({ name: 'webhooks.cleanup', run: () => webhookWorker.cleanup(), intervalMs: 3_600_000 });
+
+  const paytrClient = createPaytrClient(config.paytr);
+  const billing = createBillingService({
+    db,
+    repo: billingRepo,
+    clock,
+    identity,
+    provider: paytrClient,
+    credentials: config.paytr,
+    graceDays: config.billingGraceDays,
+    publicBaseUrl: config.publicBaseUrl,
+    log,
+    outbox,
+  });
+  jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
+  const billingR2 = round2Repository(db);
+  const refunds = createRefundsService({ db, repo: billingRepo, r2: billingR2, clock, identity, provider: paytrClient, outbox, log, billing });
+  const reconcile = createReconcileService({
+    db,
+    repo: billingRepo,
+    r2: billingR2,
+    clock,
+    provider: paytrClient,
+    outbox,
+    log,
+    billing,
+    reconcileAfterMs: config.paymentReconcileAfterS * 1000,
+  });
+  jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
+  const notices = createNoticesService({ db, r2: billingR2, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
+  jobs.push({ name: 'billing.notices', run: () => notices.run() });
+
+  return {
+    services: { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks },
+    jobs,
+    outbox,
+    close: () => webhookWorker.close(),
+  };
+}
