@@ -8,8 +8,19 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DatabaseHandle } from '../src/db/database.js';
-import { type Query, type RawExec, rawKysely, rawPostgres } from './raw.js';
+import type { DatabaseHandle, Tx } from '../src/db/database.js';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../src/db/schema.js';
+import { systemClock } from '../src/kernel/clock.js';
+import { createEventBus } from '../src/kernel/events.js';
+import type { Outbox } from '../src/kernel/outbox.js';
+import { createSlaService, slaRepository } from '../src/modules/sla/index.js';
+import { createOutbox, webhooksRepository } from '../src/modules/webhooks/index.js';
+import { issueSnapshot } from '../src/modules/work-items/work-items.views.js';
+import { type Query, rawKysely } from './raw.js';
+
+const NO_OUTBOX: Outbox<Tx> = { record: async () => '' };
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
 
@@ -58,8 +69,18 @@ type P = Record<string, string>;
 
 export async function registerMinimalRoutes(app: FastifyInstance, database: DatabaseHandle): Promise<void> {
   const url = process.env.DATABASE_URL;
-  const raw: RawExec = database.kind === 'postgres' && url ? rawPostgres(url, 10) : rawKysely(database.db);
-  app.addHook('onClose', async () => raw.close());
+  // On PostgreSQL a pool of the twins' own (no builder: raw text through Kysely's executor); PGlite has one connection.
+  const own = database.kind === 'postgres' && url ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) }) : null;
+  const raw = rawKysely(own ?? database.db);
+  app.addHook('onClose', async () => {
+    await raw.close();
+    await own?.destroy();
+  });
+  // The SLA module's own work on issue.created (history, tracker, re-targeting on the working-time clock) and the
+  // outbox record: the same functions, hence the same SQL, as the real endpoint, so the twin cannot drift from it.
+  const events = createEventBus<Tx>();
+  createSlaService({ db: database.db, repo: slaRepository(), clock: systemClock, identity: undefined as never, outbox: NO_OUTBOX }).subscribe(events);
+  const outbox = createOutbox({ repo: webhooksRepository(), clock: systemClock });
   const { query } = raw;
 
   const route = (
@@ -216,7 +237,7 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     const body = (req.body ?? {}) as { name?: string; priority?: string };
     const name = typeof body.name === 'string' ? body.name.trim() : '';
     if (!name) throw new Http(400, 'validation_failed');
-    return raw.tx(async (q) => {
+    return raw.tx(async (q, conn) => {
       const ws = await member(q, p.slug!, userId, true);
       const project = await q(`select id from projects where workspace_id = $1 and id = $2`, [ws, p.projectId]);
       if (!project.rows[0]) throw new Http(404, 'not_found');
@@ -235,15 +256,9 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
         [randomUUID(), ws, p.projectId, seq.rows[0]!.issue_seq, name, st.id, st.group, body.priority ?? 'none', userId, now, st.group === 'completed' ? now : null],
       );
       const row = issue.rows[0]!;
-      await q(`SELECT pg_advisory_xact_lock_shared(${0x51a}::int4, hashtext($1))`, [ws]);
-      const responded = ['started', 'completed', 'cancelled'].includes(st.group) ? now : null;
-      const resolved = ['completed', 'cancelled'].includes(st.group) ? now : null;
-      await q(
-        `insert into sla_trackers (id, workspace_id, issue_id, responded_at, resolved_at, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $6) on conflict (issue_id) do nothing`,
-        [randomUUID(), ws, row.id, responded, resolved, now],
-      );
-      await q(RECOMPUTE_ISSUE_SQL, [now, ws, row.id]);
+      const tx = conn as Tx;
+      await events.publish(tx, { type: 'issue.created', at: now, issue: issueSnapshot(row as Parameters<typeof issueSnapshot>[0]) });
+      await outbox.record(tx, { workspaceId: ws, type: 'issue.created', data: row });
       return [201, row];
     });
   });
@@ -297,23 +312,3 @@ export const DEVIATION_SQL = `
                count(*) OVER (PARTITION BY kind)::int AS kind_total FROM diff) ranked
   WHERE rn <= greatest($4::int, 1)
   ORDER BY kind, sequence_id, id`;
-
-/** sla.repository recompute() for one issue. */
-const RECOMPUTE_ISSUE_SQL = `
-  UPDATE sla_trackers t
-  SET policy_id = x.policy_id, priority = x.priority, response_due_at = x.response_due_at,
-      resolution_due_at = x.resolution_due_at, updated_at = $1
-  FROM (
-    SELECT i.id AS issue_id, r.policy_id, r.priority,
-           i.created_at + r.response_ms * interval '1 millisecond' AS response_due_at,
-           i.created_at + r.resolution_ms * interval '1 millisecond' AS resolution_due_at
-    FROM issues i
-    JOIN projects p ON p.id = i.project_id
-    LEFT JOIN sla_policies d ON d.workspace_id = i.workspace_id AND d.is_default
-    LEFT JOIN sla_rules r ON r.policy_id = coalesce(p.sla_policy_id, d.id) AND r.priority = i.priority
-    WHERE i.workspace_id = $2 AND i.id = $3
-  ) x
-  WHERE t.issue_id = x.issue_id
-    AND NOT (t.resolved_at IS NOT NULL AND t.policy_id IS NOT NULL AND x.policy_id IS NOT NULL)
-    AND (t.policy_id, t.priority, t.response_due_at, t.resolution_due_at)
-        IS DISTINCT FROM (x.policy_id, x.priority, x.response_due_at, x.resolution_due_at)`;

@@ -43,11 +43,17 @@ export function rawPostgres(url: string, max = 10): RawExec {
   };
 }
 
+/** A raw runner whose transaction also hands out its connection as a Kysely executor. */
+export interface KyselyRawExec extends RawExec {
+  /** `conn` is the transaction's connection, for statements borrowed from the product's own code. */
+  tx<T>(fn: (q: Query, conn: Kysely<any>) => Promise<T>, mode?: string): Promise<T>;
+}
+
 /**
  * The same over a Kysely instance's connection, with no builder and no compilation (PGlite has exactly one connection,
  * owned by the app's Kysely pool, so the minimal routes must share it).
  */
-export function rawKysely(db: Kysely<any>): RawExec {
+export function rawKysely(db: Kysely<any>): KyselyRawExec {
   const on =
     (executor: Kysely<any>): Query =>
     async (text, params = []) => {
@@ -61,7 +67,7 @@ export function rawKysely(db: Kysely<any>): RawExec {
         const q = on(conn);
         await q(`BEGIN ${mode}`);
         try {
-          const result = await fn(q);
+          const result = await fn(q, conn);
           await q('COMMIT');
           return result;
         } catch (error) {

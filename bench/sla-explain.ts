@@ -119,7 +119,7 @@ async function main() {
   const workspaceId = await seed();
   await sql`VACUUM ANALYZE sla_trackers`.execute(db);
   await sql`VACUUM ANALYZE issues`.execute(db);
-  const repo = slaRepository(db);
+  const repo = slaRepository();
   const { n } = await db
     .selectFrom('sla_trackers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -128,17 +128,17 @@ async function main() {
   console.log(`workspace ${workspaceId}: ${n.toLocaleString('en')} trackers; now = ${NOW.toISOString()}`);
 
   captured = [];
-  await repo.listBreached(workspaceId, NOW, { offset: 0, per_page: 20 });
+  await repo.listBreached(db, workspaceId, NOW, { offset: 0, per_page: 20 });
   const pageQuery = captured[0]!;
   captured = [];
-  const total = await repo.countBreached(workspaceId, NOW);
+  const total = await repo.countBreached(db, workspaceId, NOW);
   const countQuery = captured[0]!;
   console.log(`breached now: ${total.toLocaleString('en')}`);
 
   await explain('first page (offset 0, per_page 20)', pageQuery);
   await explain('total (count of breached trackers)', countQuery);
   captured = [];
-  await repo.listBreached(workspaceId, NOW, { offset: 10_000, per_page: 20 });
+  await repo.listBreached(db, workspaceId, NOW, { offset: 10_000, per_page: 20 });
   await explain('a deep page (offset 10000, per_page 20)', captured[0]!);
 
   const time = async (label: string, fn: () => Promise<unknown>) => {
@@ -152,8 +152,8 @@ async function main() {
     console.log(`${label}: median ${runs[5]!.toFixed(2)} ms, min ${runs[0]!.toFixed(2)} ms, max ${runs[9]!.toFixed(2)} ms (10 warm runs)`);
   };
   console.log('\n=== client-side timings ===');
-  await time('first page', () => repo.listBreached(workspaceId, NOW, { offset: 0, per_page: 20 }));
-  await time('count', () => repo.countBreached(workspaceId, NOW));
+  await time('first page', () => repo.listBreached(db, workspaceId, NOW, { offset: 0, per_page: 20 }));
+  await time('count', () => repo.countBreached(db, workspaceId, NOW));
   await db.destroy();
 }
 

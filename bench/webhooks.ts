@@ -99,7 +99,7 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     const n = quick ? 500 : 3000;
     const a = await workspace(`whb-a-${Date.now()}`);
     const { secret } = await hook(a.slug);
-    const silent = createOutbox({ repo: webhooksRepository(handle.db), clock: { now: () => new Date() } });
+    const silent = createOutbox({ repo: webhooksRepository(), clock: { now: () => new Date() } });
     for (let i = 0; i < n; i += 500) {
       await handle.db.transaction().execute(async (tx) => {
         for (let j = i; j < Math.min(n, i + 500); j++) await silent.record(tx, { workspaceId: a.id, type: 'issue.created', data: { id: `i${j}`, name: 'x'.repeat(200) } });

@@ -84,35 +84,35 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
 
   // Events that leave the service (webhooks) are recorded in the transaction of the change that caused them, with a
   // delivery per subscribed endpoint; the worker sends them in the background, waking right after such a commit.
-  const webhooksRepo = webhooksRepository(db);
-  const webhookWorker = createWorker({ repo: webhooksRepo, clock, sender: createSender(config.webhooks), config: config.webhooks, log, metrics });
+  const webhooksRepo = webhooksRepository();
+  const webhookWorker = createWorker({ db, repo: webhooksRepo, clock, sender: createSender(config.webhooks), config: config.webhooks, log, metrics });
   const outbox = createOutbox({ repo: webhooksRepo, clock, onDeliveries: () => webhookWorker.wake() });
 
-  const billingRepo = billingRepository(db);
+  const billingRepo = billingRepository();
   const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
 
   const identity = createIdentityService({
     db,
-    repo: identityRepository(db),
+    repo: identityRepository(),
     clock,
     planGate,
     allowSignup: config.allowSignup,
     sessionTtlDays: config.sessionTtlDays,
     limiters: ports.limiters ?? NO_AUTH_LIMITS,
   });
-  const workspaces = createWorkspacesService({ db, repo: workspacesRepository(db), clock, identity });
-  const workItems = createWorkItemsService({ db, repo: workItemsRepository(db), clock, events, planGate, identity, outbox });
+  const workspaces = createWorkspacesService({ db, repo: workspacesRepository(), clock, identity });
+  const workItems = createWorkItemsService({ db, repo: workItemsRepository(), clock, events, planGate, identity, outbox });
 
-  const sla = createSlaService({ db, repo: slaRepository(db), clock, identity, outbox });
+  const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);
   jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
 
-  const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(db), clock, identity, workItems, planGate });
+  const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(), clock, identity, workItems, planGate });
   workItems.registerIssueFilter(customProperties.issueFilter);
   workItems.registerIssueSort(customProperties.issueSort);
 
-  const baselines = createBaselinesService({ db, repo: baselinesRepository(db), clock, identity, workItems, outbox });
+  const baselines = createBaselinesService({ db, repo: baselinesRepository(), clock, identity, workItems, outbox });
   jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
 
   const webhooks = createWebhooksService({
@@ -140,7 +140,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     outbox,
   });
   jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
-  const billingR2 = round2Repository(db);
+  const billingR2 = round2Repository();
   const refunds = createRefundsService({ db, repo: billingRepo, r2: billingR2, clock, identity, provider: paytrClient, outbox, log, billing });
   const reconcile = createReconcileService({
     db,

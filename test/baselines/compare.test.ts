@@ -91,7 +91,7 @@ describe('baseline.created', () => {
   it('is recorded with the baseline as the API shows it', async () => {
     const { api, ws, p } = await project();
     const b = await createBaseline(api, ws, p.id);
-    const events = (await webhooksRepository(ctx().database.db).listEvents(ws.workspaceId)).filter((e) => e.type === 'baseline.created');
+    const events = (await webhooksRepository().listEvents(ctx().database.db, ws.workspaceId)).filter((e) => e.type === 'baseline.created');
     expect(events.map((e) => e.data)).toEqual([b]);
   });
 });

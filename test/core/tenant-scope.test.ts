@@ -22,6 +22,9 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'billing.repository.ts#claimDueSubscriptions': 'the subscription lifecycle job claims due subscriptions of every workspace',
   'billing.round2.repository.ts#claimStalePending': 'reconciliation claims stale pending payments of every workspace (and leases them)',
   'billing.round2.repository.ts#claimNoticeDue': 'the notices job claims subscriptions due a notice in every workspace',
+  'billing.repository.ts#findPaymentByOid': 'the PayTR callback names only merchant_oid; the settle after it is scoped by the payment row',
+  'billing.round2.repository.ts#workspaceOfPayment': 'instance-admin routes name only the payment id; everything after it is scoped',
+  'billing.round2.repository.ts#findRefundByKey': "an admin's Idempotency-Key is unique across the instance (a key reused on another payment answers 409)",
   'webhooks.repository.ts#deleteEventsBefore': 'event retention prunes old events of every workspace',
 };
 

@@ -171,7 +171,7 @@ describe('deliveries', () => {
         throw new Error('the change fails after recording its event');
       }),
     ).rejects.toThrow('fails');
-    expect(await webhooksRepository(database.db).listEvents(ws.workspaceId)).toEqual([]);
+    expect(await webhooksRepository().listEvents(database.db, ws.workspaceId)).toEqual([]);
   });
 
   it('retries a failed attempt on the schedule with the same webhook-id, and honours a longer Retry-After', async () => {
@@ -312,7 +312,8 @@ describe('deliveries', () => {
     const before = r.received.length;
     t.clock.advance(5_000);
     const other = createWorker({
-      repo: webhooksRepository(t.database.db),
+      db: t.database.db,
+      repo: webhooksRepository(),
       clock: t.clock,
       sender: createSender(t.config.webhooks),
       config: t.config.webhooks,
@@ -329,14 +330,14 @@ describe('an instance that dies', () => {
     const ws = await createWorkspace(t.api);
     const r = await receiver();
     const hook = await endpoint(ws, r.url, ['issue.created']);
-    const repo = webhooksRepository(t.database.db);
+    const repo = webhooksRepository();
     // Committed, but the process died before any worker saw it: an outbox that wakes no one.
     const silent = createOutbox({ repo, clock: t.clock });
     await t.database.db.transaction().execute((tx) => silent.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: { n: 1 } }));
     // Claimed by an instance that was killed mid-attempt: the claim is taken, the outcome never recorded.
     await t.database.db.transaction().execute((tx) => silent.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: { n: 2 } }));
     const now = t.clock.now();
-    const lost = await repo.claim(now, new Date(now.getTime() + 70_000), 1);
+    const lost = await repo.claim(t.database.db, now, new Date(now.getTime() + 70_000), 1);
     expect(lost).toHaveLength(1);
 
     await job(t, 'webhooks.deliver'); // the restarted instance's poll

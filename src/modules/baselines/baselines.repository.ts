@@ -1,7 +1,7 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
-import type { BaselineSchedulesTable } from '../../db/tables/baselines.js';
 
 export type BaselinesRepository = ReturnType<typeof baselinesRepository>;
 
@@ -66,9 +66,9 @@ const scheduleColumns = [
   'updated_at',
 ] as const;
 
-export type ScheduleRow = Selectable<BaselineSchedulesTable>;
+export type ScheduleRow = Selectable<Database['baseline_schedules']>;
 
-export function baselinesRepository(db: Db) {
+export function baselinesRepository() {
   return {
     /**
      * For the rest of the transaction, no JIT compilation: these queries touch 10^5 rows in well under a second,
@@ -79,12 +79,8 @@ export function baselinesRepository(db: Db) {
     },
 
     /** The baseline row, with every count at zero until `snapshotIssues` fills it. */
-    async insertBaseline(
-      tx: Executor,
-      b: { id: string; workspace_id: string; project_id: string; name: string; created_by: string; now: Date; schedule_id?: string | null },
-    ) {
-      const { now, ...values } = b;
-      await tx.insertInto('baselines').values({ ...values, snapshot_at: now, created_at: now }).execute();
+    async insertBaseline(tx: Executor, b: Insertable<Database['baselines']>) {
+      await tx.insertInto('baselines').values(b).execute();
     },
 
     /**
@@ -112,6 +108,7 @@ export function baselinesRepository(db: Db) {
         .with('counted', (qb) =>
           qb
             .selectFrom('baseline_items')
+            .where('workspace_id', '=', workspaceId)
             .where('baseline_id', '=', baselineId)
             .select([
               sql<number>`count(*)::int`.as('total'),
@@ -149,7 +146,7 @@ export function baselinesRepository(db: Db) {
         .executeTakeFirstOrThrow();
     },
 
-    findBaseline(workspaceId: string, baselineId: string, tx: Executor = db) {
+    findBaseline(tx: Executor, workspaceId: string, baselineId: string) {
       return tx
         .selectFrom('baselines')
         .select(baselineColumns)
@@ -159,7 +156,7 @@ export function baselinesRepository(db: Db) {
     },
 
     /** Newest first; the id (UUID v7, time-ordered) breaks ties between baselines of the same instant. */
-    listBaselines(workspaceId: string, projectId: string, tx: Executor = db) {
+    listBaselines(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('baselines')
         .select(baselineColumns)
@@ -214,8 +211,8 @@ export function baselinesRepository(db: Db) {
         : sql`SELECT id, sequence_id, state_group, priority FROM issues
               WHERE workspace_id = ${workspaceId} AND project_id = ${projectId}`;
       const currentName = page.against
-        ? sql`(SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${page.against} AND bi.issue_id = r.id)`
-        : sql`(SELECT i.name FROM issues i WHERE i.id = r.id)`;
+        ? sql`(SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${page.against} AND bi.issue_id = r.id AND bi.workspace_id = ${workspaceId})`
+        : sql`(SELECT i.name FROM issues i WHERE i.id = r.id AND i.workspace_id = ${workspaceId})`;
       const { rows } = await sql<{ rows: ChangeRow[] | null; transitions: Transitions }>`
         WITH cur AS (${cur}), base AS (
           SELECT issue_id, sequence_id, state_group, priority FROM baseline_items
@@ -241,7 +238,7 @@ export function baselinesRepository(db: Db) {
             SELECT r.kind, r.id, r.sequence_id,
               -- one primary-key lookup per returned row: the name now (or in \`against\`), or at snapshot time if removed
               CASE WHEN r.kind = 'removed'
-                THEN (SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${baselineId} AND bi.issue_id = r.id)
+                THEN (SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${baselineId} AND bi.issue_id = r.id AND bi.workspace_id = ${workspaceId})
                 ELSE ${currentName}
               END AS name,
               r.from_state_group, r.from_priority, r.to_state_group, r.to_priority, r.kind_total, r.rn
@@ -263,7 +260,7 @@ export function baselinesRepository(db: Db) {
   
     // ---- schedules ----
 
-    listSchedules(workspaceId: string, projectId: string, tx: Executor = db) {
+    listSchedules(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('baseline_schedules')
         .select(scheduleColumns)
@@ -274,7 +271,7 @@ export function baselinesRepository(db: Db) {
         .execute();
     },
 
-    findSchedule(workspaceId: string, projectId: string, id: string, tx: Executor = db) {
+    findSchedule(tx: Executor, workspaceId: string, projectId: string, id: string) {
       return tx
         .selectFrom('baseline_schedules')
         .select(scheduleColumns)
@@ -284,11 +281,11 @@ export function baselinesRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    insertSchedule(tx: Executor, row: Insertable<BaselineSchedulesTable>) {
+    insertSchedule(tx: Executor, row: Insertable<Database['baseline_schedules']>) {
       return tx.insertInto('baseline_schedules').values(row).returning(scheduleColumns).executeTakeFirstOrThrow();
     },
 
-    updateSchedule(tx: Executor, workspaceId: string, id: string, patch: Updateable<BaselineSchedulesTable>) {
+    updateSchedule(tx: Executor, workspaceId: string, id: string, patch: Updateable<Database['baseline_schedules']>) {
       return tx
         .updateTable('baseline_schedules')
         .set(patch)
@@ -308,7 +305,10 @@ export function baselinesRepository(db: Db) {
       return res.numDeletedRows > 0n;
     },
 
-    /** One due schedule, locked for this transaction; another instance skips it (SKIP LOCKED). */
+    /**
+     * One due schedule of any workspace (the scheduler's scan), locked for this transaction; another instance skips it
+     * (SKIP LOCKED). The row carries its workspace_id, which scopes every write that follows.
+     */
     claimDueSchedule(tx: Executor, now: Date) {
       return tx
         .selectFrom('baseline_schedules')

@@ -55,14 +55,14 @@ export function createBaselinesService(deps: BaselinesDeps) {
   const snapshotRead = () => db.transaction().setIsolationLevel('repeatable read');
 
   async function baselineOf(tx: Executor, workspaceId: string, baselineId: string) {
-    const baseline = await repo.findBaseline(workspaceId, baselineId, tx);
+    const baseline = await repo.findBaseline(tx, workspaceId, baselineId);
     if (!baseline) throw notFound('Baseline');
     return baseline;
   }
 
   /** The baseline to compare with instead of now: of the same workspace (else 404) and the same project (else 400). */
   async function againstOf(tx: Executor, workspaceId: string, baseline: { project_id: string }, againstId: string) {
-    const against = await repo.findBaseline(workspaceId, againstId, tx);
+    const against = await repo.findBaseline(tx, workspaceId, againstId);
     if (!against) throw notFound('Baseline');
     if (against.project_id !== baseline.project_id) throw invalid('/querystring/against', 'must be a baseline of the same project');
     return against;
@@ -72,13 +72,15 @@ export function createBaselinesService(deps: BaselinesDeps) {
   async function takeSnapshot(tx: Tx, b: { workspaceId: string; projectId: string; name: string; createdBy: string; scheduleId?: string }) {
     await repo.withoutJit(tx);
     const id = newId();
+    const now = clock.now();
     await repo.insertBaseline(tx, {
       id,
       workspace_id: b.workspaceId,
       project_id: b.projectId,
       name: b.name,
       created_by: b.createdBy,
-      now: clock.now(),
+      snapshot_at: now,
+      created_at: now,
       schedule_id: b.scheduleId ?? null,
     });
     const view = baselineView(await repo.snapshotIssues(tx, b.workspaceId, b.projectId, id));
@@ -134,7 +136,7 @@ export function createBaselinesService(deps: BaselinesDeps) {
     async list(actor: Actor, slug: string, projectId: string) {
       const ws = await identity.access(actor, slug, 'read');
       await workItems.findProject(db, ws.workspaceId, projectId);
-      return (await repo.listBaselines(ws.workspaceId, projectId)).map(baselineView);
+      return (await repo.listBaselines(db, ws.workspaceId, projectId)).map(baselineView);
     },
 
     async create(actor: Actor, slug: string, projectId: string, input: { name: string }) {
@@ -197,7 +199,7 @@ export function createBaselinesService(deps: BaselinesDeps) {
     async listSchedules(actor: Actor, slug: string, projectId: string) {
       const ws = await identity.access(actor, slug, 'read');
       await workItems.findProject(db, ws.workspaceId, projectId);
-      return (await repo.listSchedules(ws.workspaceId, projectId)).map(scheduleView);
+      return (await repo.listSchedules(db, ws.workspaceId, projectId)).map(scheduleView);
     },
 
     async createSchedule(actor: Actor, slug: string, projectId: string, input: ScheduleInput) {
@@ -226,7 +228,7 @@ export function createBaselinesService(deps: BaselinesDeps) {
     async updateSchedule(actor: Actor, slug: string, projectId: string, scheduleId: string, input: Partial<ScheduleInput>) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
-        const current = await repo.findSchedule(ws.workspaceId, projectId, scheduleId, tx);
+        const current = await repo.findSchedule(tx, ws.workspaceId, projectId, scheduleId);
         if (!current) throw notFound('Baseline schedule');
         const { weekday } = checkRule(input, current);
         const now = clock.now();

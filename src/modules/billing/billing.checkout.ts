@@ -58,7 +58,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
   async function settle(merchantOid: string, o: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'> {
     return db.transaction().execute(async (tx) => {
       const now = clock.now();
-      const payment = await repo.findPaymentByOid(merchantOid, tx);
+      const payment = await repo.findPaymentByOid(tx, merchantOid);
       if (!payment) {
         log.warn({ merchantOid, source: o.source }, 'billing: provider notification for an unknown merchant_oid');
         return 'unknown';
@@ -71,7 +71,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
         reason = `amount_mismatch: expected ${payment.amount} ${payment.currency}, provider reported ${o.totalAmount} ${o.currency ?? ''}`.trim();
       }
       if (status === 'failed' && !reason) reason = 'declined';
-      const settled = await repo.settlePendingPayment(tx, merchantOid, {
+      const settled = await repo.settlePendingPayment(tx, payment.workspace_id, merchantOid, {
         status,
         failure_reason: status === 'success' ? null : reason,
         provider_total_amount: o.totalAmount,
@@ -182,7 +182,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
         if (!(error instanceof PaytrError)) log.error({ err: error, merchantOid: payment.merchant_oid }, 'billing: token request crashed');
         await db.transaction().execute(async (tx) => {
           const now = clock.now();
-          const failed = await repo.failPendingPayment(tx, payment.id, `provider_error: ${reason}`, now);
+          const failed = await repo.failPendingPayment(tx, payment.workspace_id, payment.id, `provider_error: ${reason}`, now);
           if (failed) {
             await recordEvent(repo, tx, { workspaceId: payment.workspace_id, type: 'payment.failed', paymentId: payment.id, from: 'pending', to: 'failed', data: { reason }, at: now });
             await deps.outbox.record(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', data: paymentView(failed) });
@@ -222,13 +222,13 @@ export function createCheckoutService(deps: CheckoutDeps) {
 
     async listPayments(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'billing');
-      const { rows, total } = await repo.listPayments(ws.workspaceId, page.offset, page.per_page);
+      const { rows, total } = await repo.listPayments(db, ws.workspaceId, page.offset, page.per_page);
       return pageOf(rows.map(paymentView), total, page);
     },
 
     async listInvoices(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'billing');
-      const { rows, total } = await repo.listInvoices(ws.workspaceId, page.offset, page.per_page);
+      const { rows, total } = await repo.listInvoices(db, ws.workspaceId, page.offset, page.per_page);
       return pageOf(rows.map(invoiceView), total, page);
     },
   };

@@ -22,7 +22,7 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
   async function redeem(tx: Executor, payment: PaymentRow, now: Date) {
     const code = payment.coupon_code!;
     let outcome: 'redeemed' | 'already_redeemed' | 'exhausted_or_deleted';
-    if (await repo.hasRedeemed(tx, code, payment.workspace_id)) outcome = 'already_redeemed';
+    if (await repo.hasRedeemed(tx, payment.workspace_id, code)) outcome = 'already_redeemed';
     else if (await repo.takeRedemption(tx, code)) {
       await repo.insertRedemption(tx, { coupon_code: code, workspace_id: payment.workspace_id, payment_id: payment.id, redeemed_at: now });
       outcome = 'redeemed';
@@ -48,8 +48,8 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
     now: Date,
   ) {
     const code = normalizeCouponCode(rawCode);
-    const coupon = await repo.findCoupon(code, tx);
-    const redeemedByWorkspace = coupon ? await repo.hasRedeemed(tx, code, workspaceId) : false;
+    const coupon = await repo.findCoupon(tx, code);
+    const redeemedByWorkspace = coupon ? await repo.hasRedeemed(tx, workspaceId, code) : false;
     return { code, check: evaluateCoupon(coupon, { planSlug: plan.slug, currency: plan.currency, amount, now, redeemedByWorkspace }) };
   }
 
@@ -78,7 +78,7 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
 
     async adminListCoupons(actor: Actor) {
       assertInstanceAdmin(actor);
-      return (await repo.listCoupons()).map(couponView);
+      return (await repo.listCoupons(db)).map(couponView);
     },
 
     async adminCreateCoupon(
@@ -103,7 +103,7 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
       return db.transaction().execute(async (tx) => {
         const planSlugs = input.plan_slugs ? [...new Set(input.plan_slugs)] : null;
         for (const [i, s] of (planSlugs ?? []).entries()) {
-          if (!(await repo.findPlan(s, tx))) throw invalid(`/plan_slugs/${i}`, `no plan "${s}"`);
+          if (!(await repo.findPlan(tx, s))) throw invalid(`/plan_slugs/${i}`, `no plan "${s}"`);
         }
         const coupon = await repo.insertCoupon(tx, {
           code: normalizeCouponCode(input.code),
@@ -122,7 +122,7 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
 
     async adminDeleteCoupon(actor: Actor, code: string) {
       assertInstanceAdmin(actor);
-      if (!(await repo.deleteCoupon(normalizeCouponCode(code)))) throw notFound('Coupon');
+      if (!(await repo.deleteCoupon(db, normalizeCouponCode(code)))) throw notFound('Coupon');
     },
   };
 }

@@ -61,10 +61,10 @@ export function createFulfilment(deps: FulfilmentDeps) {
       });
     } else if (current.status === 'canceled' || current.status === 'expired') {
       // A new subscription after the old one ended: a fresh identity for it.
-      subscription = await repo.replaceSubscription(tx, current.id, { id: newId(), ...fields, current_period_start: start, created_at: now });
+      subscription = await repo.replaceSubscription(tx, payment.workspace_id, current.id, { id: newId(), ...fields, current_period_start: start, created_at: now });
     } else {
       // Early renewal keeps the running period's start: the paid time simply extends to the new end.
-      subscription = await repo.updateSubscription(tx, current.id, {
+      subscription = await repo.updateSubscription(tx, payment.workspace_id, current.id, {
         ...fields,
         current_period_start: earlyRenewal ? current.current_period_start : start,
       });
@@ -89,7 +89,7 @@ export function createFulfilment(deps: FulfilmentDeps) {
    * (`scheduled_plan_slug` until then); the invoice covers the period that follows.
    */
   async function scheduleDowngrade(tx: Executor, current: SubscriptionRow, payment: PaymentRow, plan: PlanRow, now: Date) {
-    const subscription = await repo.updateSubscription(tx, current.id, {
+    const subscription = await repo.updateSubscription(tx, payment.workspace_id, current.id, {
       scheduled_plan_slug: payment.plan_slug,
       scheduled_billing_interval: payment.billing_interval,
       scheduled_amount_per_period: payment.list_amount,

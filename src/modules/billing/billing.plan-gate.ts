@@ -23,7 +23,7 @@ export function createPlanGate(deps: PlanGateDeps): PlanGate<Executor> {
   const { repo, clock, graceDays } = deps;
 
   const planOf = async (tx: Executor, workspaceId: string): Promise<PlanRow> =>
-    planInEffect(repo, tx, await repo.findSubscription(workspaceId, tx), clock.now(), graceDays);
+    planInEffect(repo, tx, await repo.findSubscription(tx, workspaceId), clock.now(), graceDays);
 
   return {
     async assertCanAddMember(tx, workspaceId) {

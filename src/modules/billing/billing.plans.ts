@@ -16,13 +16,13 @@ export function assertInstanceAdmin(actor: Actor) {
 }
 
 export async function planOrThrow(repo: Pick<BillingRepository, 'findPlan'>, slug: string, tx: Executor, path = '/plan_slug'): Promise<PlanRow> {
-  const plan = await repo.findPlan(slug, tx);
+  const plan = await repo.findPlan(tx, slug);
   if (!plan) throw invalid(path, `no plan "${slug}"`);
   return plan;
 }
 
 async function freePlan(repo: Pick<BillingRepository, 'findPlan'>, tx: Executor): Promise<PlanRow> {
-  const free = await repo.findPlan(FREE_PLAN, tx);
+  const free = await repo.findPlan(tx, FREE_PLAN);
   if (!free) throw new Error('The free plan is missing from the catalogue');
   return free;
 }
@@ -39,7 +39,7 @@ export async function planInEffect(
   graceDays: number,
 ): Promise<PlanRow> {
   if (sub && PLAN_IN_EFFECT.includes(effectiveStatus(sub, now, graceDays))) {
-    const plan = await repo.findPlan(sub.plan_slug, tx);
+    const plan = await repo.findPlan(tx, sub.plan_slug);
     if (plan) return plan;
   }
   return freePlan(repo, tx);
@@ -56,7 +56,7 @@ export function createPlansService(deps: Pick<BillingDeps, 'db' | 'repo' | 'iden
 
     async adminListPlans(actor: Actor) {
       assertInstanceAdmin(actor);
-      return (await repo.listPlans()).map(planView);
+      return (await repo.listPlans(db)).map(planView);
     },
 
     async adminCreatePlan(
@@ -90,7 +90,7 @@ export function createPlansService(deps: Pick<BillingDeps, 'db' | 'repo' | 'iden
     ) {
       assertInstanceAdmin(actor);
       return db.transaction().execute(async (tx) => {
-        const existing = await repo.findPlan(slug, tx);
+        const existing = await repo.findPlan(tx, slug);
         if (!existing) throw notFound('Plan');
         const { features, name, ...rest } = input;
         const patch = {

@@ -41,7 +41,7 @@ export type ReconcileService = ReturnType<typeof createReconcileService>;
 export function createReconcileService(deps: ReconcileDeps) {
   const { db, r2, clock, log } = deps;
 
-  async function reconcileOne(payment: { id: string; merchant_oid: string }): Promise<ReconcileOutcome> {
+  async function reconcileOne(payment: { id: string; workspace_id: string; merchant_oid: string }): Promise<ReconcileOutcome> {
     let answer;
     try {
       answer = await deps.provider.status(payment.merchant_oid);
@@ -59,7 +59,7 @@ export function createReconcileService(deps: ReconcileDeps) {
         source: 'reconciliation',
       });
       if (result !== 'settled') return 'already_settled';
-      const after = await r2.findPayment(payment.id);
+      const after = await r2.findPayment(db, payment.workspace_id, payment.id);
       if (after?.status === 'success') {
         log.info({ merchantOid: payment.merchant_oid }, 'billing: reconciliation fulfilled a payment whose callback never came');
         return 'fulfilled';
@@ -68,10 +68,10 @@ export function createReconcileService(deps: ReconcileDeps) {
     }
     return db.transaction().execute(async (tx) => {
       const now = clock.now();
-      const row = await r2.findPayment(payment.id, tx, true);
+      const row = await r2.findPayment(tx, payment.workspace_id, payment.id, true);
       if (!row || row.status !== 'pending') return 'already_settled' as const;
       if (now.getTime() - row.created_at.getTime() < CHECKOUT_TIMEOUT_MS) return 'still_pending' as const;
-      const failed = await r2.expirePending(tx, row.id, now);
+      const failed = await r2.expirePending(tx, row.workspace_id, row.id, now);
       if (!failed) return 'already_settled' as const;
       await deps.repo.insertEvent(tx, {
         id: newId(),
@@ -94,13 +94,14 @@ export function createReconcileService(deps: ReconcileDeps) {
     /** `POST /api/admin/payments/{id}/reconcile/`: asks the provider now and answers the payment record. */
     async reconcileNow(actor: Actor, paymentId: string) {
       deps.billing.internals.assertInstanceAdmin(actor);
-      const payment = await r2.findPayment(paymentId);
+      const workspaceId = await r2.workspaceOfPayment(db, paymentId);
+      const payment = workspaceId ? await r2.findPayment(db, workspaceId, paymentId) : undefined;
       if (!payment) throw notFound('Payment');
       if (payment.status === 'pending' || (payment.status === 'failed' && payment.failure_reason === 'expired')) {
         const outcome = await reconcileOne(payment);
         if (outcome === 'provider_error') throw new AppError('payment_provider_error', 'The payment provider could not be asked; the payment is unchanged');
       }
-      return paymentView((await r2.findPayment(paymentId))!);
+      return paymentView((await r2.findPayment(db, payment.workspace_id, paymentId))!);
     },
 
     /**

@@ -74,7 +74,7 @@ export function createRefundsService(deps: RefundDeps) {
     const current = await lockedSubscription(tx, workspaceId, now);
     if (!current || current.status === 'canceled' || current.status === 'expired') return;
     const end = current.current_period_end > now ? now : current.current_period_end;
-    const sub = await repo.updateSubscription(tx, current.id, {
+    const sub = await repo.updateSubscription(tx, workspaceId, current.id, {
       status: 'canceled',
       canceled_at: now,
       current_period_end: end < current.current_period_start ? current.current_period_start : end,
@@ -97,13 +97,13 @@ export function createRefundsService(deps: RefundDeps) {
   return {
     async listAllPayments(actor: Actor, query: PageQuery & { status?: string; workspace?: string }) {
       assertInstanceAdmin(actor);
-      const { rows, total } = await r2.listAllPayments({ status: query.status, workspace: query.workspace }, query.offset, query.per_page);
+      const { rows, total } = await r2.listAllPayments(db, { status: query.status, workspace: query.workspace }, query.offset, query.per_page);
       return pageOf(rows.map((r) => ({ ...paymentView(r), workspace_id: r.workspace_id, workspace_slug: r.workspace_slug })), total, query);
     },
 
     async listCreditNotes(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'billing');
-      const { rows, total } = await r2.listCreditNotes(ws.workspaceId, page.offset, page.per_page);
+      const { rows, total } = await r2.listCreditNotes(db, ws.workspaceId, page.offset, page.per_page);
       return pageOf(rows.map(creditNoteView), total, page);
     },
 
@@ -114,18 +114,20 @@ export function createRefundsService(deps: RefundDeps) {
         throw invalid('/headers/idempotency-key', 'must be 1-255 characters');
       }
       if (idempotencyKey) {
-        const existing = await r2.findRefundByKey(idempotencyKey);
+        const existing = await r2.findRefundByKey(db, idempotencyKey);
         if (existing) return sameAnswer(existing, paymentId);
       }
+      const workspaceId = await r2.workspaceOfPayment(db, paymentId);
+      if (!workspaceId) throw notFound('Payment');
 
       // 1. reserve
       const reserved = await db.transaction().execute(async (tx) => {
         const now = clock.now();
-        const payment = await r2.findPayment(paymentId, tx, true);
+        const payment = await r2.findPayment(tx, workspaceId, paymentId, true);
         if (!payment) throw notFound('Payment');
         if (idempotencyKey) {
           // Checked again under the payment's row lock: a concurrent request with the same key has committed by now.
-          const existing = await r2.findRefundByKey(idempotencyKey, tx);
+          const existing = await r2.findRefundByKey(tx, idempotencyKey);
           if (existing) return { existing };
         }
         if (payment.status !== 'success') throw conflict(`Only a successful payment can be refunded (this one is ${payment.status})`);
@@ -133,7 +135,7 @@ export function createRefundsService(deps: RefundDeps) {
         const amount = input.amount ?? left;
         if (left <= 0) throw conflict('Nothing is left to refund on this payment (a refund may be in progress)');
         if (!Number.isSafeInteger(amount) || amount < 1 || amount > left) throw invalid('/amount', `must be between 1 and ${left}`);
-        if (!(await r2.reserveRefund(tx, payment.id, amount))) throw invalid('/amount', `must be between 1 and ${left}`);
+        if (!(await r2.reserveRefund(tx, workspaceId, payment.id, amount))) throw invalid('/amount', `must be between 1 and ${left}`);
         const row = await r2.insertRefund(tx, {
           id: newId(),
           payment_id: payment.id,
@@ -161,8 +163,8 @@ export function createRefundsService(deps: RefundDeps) {
         if (!(error instanceof PaytrError)) log.error({ err: error, merchantOid }, 'billing: refund request crashed');
         log.warn({ merchantOid, refundId: row.id, amount: row.amount, reason }, 'billing: the payment provider refused or failed the refund');
         await db.transaction().execute(async (tx) => {
-          await r2.releaseReservation(tx, row.payment_id, row.amount);
-          await r2.deleteRefund(tx, row.id);
+          await r2.releaseReservation(tx, row.workspace_id, row.payment_id, row.amount);
+          await r2.deleteRefund(tx, row.workspace_id, row.id);
         });
         throw new AppError('payment_provider_error', `The payment provider did not refund: ${reason}`);
       }
@@ -171,8 +173,8 @@ export function createRefundsService(deps: RefundDeps) {
       const done = await db.transaction().execute(async (tx) => {
         const now = clock.now();
         const year = now.getUTCFullYear();
-        const payment = await r2.confirmReservation(tx, row.payment_id, row.amount, now);
-        const refund = await r2.completeRefund(tx, row.id, creditNoteNumber(year, await r2.nextCreditNoteNumber(tx, year)));
+        const payment = await r2.confirmReservation(tx, row.workspace_id, row.payment_id, row.amount, now);
+        const refund = await r2.completeRefund(tx, row.workspace_id, row.id, creditNoteNumber(year, await r2.nextCreditNoteNumber(tx, year)));
         await repo.insertEvent(tx, {
           id: newId(),
           workspace_id: payment.workspace_id,

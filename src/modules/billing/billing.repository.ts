@@ -1,5 +1,5 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
 export type BillingRepository = ReturnType<typeof billingRepository>;
@@ -42,7 +42,7 @@ async function workspacePage<T extends 'payments' | 'invoices'>(
   return { rows: rows as unknown as Selectable<Database[T]>[], total: count.n };
 }
 
-export function billingRepository(db: Db) {
+export function billingRepository() {
   return {
     // ---- workspaces (read-only use of the core table) ----
 
@@ -94,13 +94,13 @@ export function billingRepository(db: Db) {
 
     // ---- plans ----
 
-    listPlans(tx: Executor = db, onlyActive = false) {
+    listPlans(tx: Executor, onlyActive = false) {
       let q = tx.selectFrom('plans').select(planColumns);
       if (onlyActive) q = q.where('is_active', '=', true);
       return q.orderBy('sort_order').orderBy('slug').execute();
     },
 
-    findPlan(slug: string, tx: Executor = db) {
+    findPlan(tx: Executor, slug: string) {
       return tx.selectFrom('plans').select(planColumns).where('slug', '=', slug).executeTakeFirst();
     },
 
@@ -114,7 +114,7 @@ export function billingRepository(db: Db) {
 
     // ---- subscriptions ----
 
-    findSubscription(workspaceId: string, tx: Executor = db, lock = false) {
+    findSubscription(tx: Executor, workspaceId: string, lock = false) {
       let q = tx.selectFrom('subscriptions').selectAll().where('workspace_id', '=', workspaceId);
       if (lock) q = q.forUpdate();
       return q.executeTakeFirst();
@@ -142,13 +142,25 @@ export function billingRepository(db: Db) {
       return tx.insertInto('subscriptions').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    updateSubscription(tx: Executor, id: string, patch: Updateable<Database['subscriptions']>) {
-      return tx.updateTable('subscriptions').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    updateSubscription(tx: Executor, workspaceId: string, id: string, patch: Updateable<Database['subscriptions']>) {
+      return tx
+        .updateTable('subscriptions')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
     },
 
     /** Replaces the workspace's subscription row in place (also its id, for a fresh subscription). */
-    replaceSubscription(tx: Executor, oldId: string, row: Updateable<Database['subscriptions']>) {
-      return tx.updateTable('subscriptions').set(row).where('id', '=', oldId).returningAll().executeTakeFirstOrThrow();
+    replaceSubscription(tx: Executor, workspaceId: string, oldId: string, row: Updateable<Database['subscriptions']>) {
+      return tx
+        .updateTable('subscriptions')
+        .set(row)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', oldId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
     },
 
     insertTrial(tx: Executor, row: Insertable<Database['workspace_trials']>) {
@@ -166,7 +178,11 @@ export function billingRepository(db: Db) {
       return tx.insertInto('payments').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    findPaymentByOid(merchantOid: string, tx: Executor = db) {
+    /**
+     * The entry point of the provider's callback, which names only the merchant_oid (it encodes nothing about the
+     * workspace): the one payment lookup across workspaces. Everything that follows is scoped by the row's workspace_id.
+     */
+    findPaymentByOid(tx: Executor, merchantOid: string) {
       return tx.selectFrom('payments').selectAll().where('merchant_oid', '=', merchantOid).executeTakeFirst();
     },
 
@@ -176,12 +192,14 @@ export function billingRepository(db: Db) {
      */
     settlePendingPayment(
       tx: Executor,
+      workspaceId: string,
       merchantOid: string,
-      patch: { status: 'success' | 'failed'; failure_reason: string | null; provider_total_amount: number | null; paid_at: Date | null; updated_at: Date },
+      patch: Pick<Updateable<Database['payments']>, 'status' | 'failure_reason' | 'provider_total_amount' | 'paid_at' | 'updated_at'>,
     ) {
       return tx
         .updateTable('payments')
         .set(patch)
+        .where('workspace_id', '=', workspaceId)
         .where('merchant_oid', '=', merchantOid)
         // A payment that reconciliation failed as `expired` was never settled by the provider: its first genuine
         // notification still takes effect.
@@ -190,17 +208,18 @@ export function billingRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    failPendingPayment(tx: Executor, paymentId: string, reason: string, now: Date) {
+    failPendingPayment(tx: Executor, workspaceId: string, paymentId: string, reason: string, now: Date) {
       return tx
         .updateTable('payments')
         .set({ status: 'failed', failure_reason: reason, updated_at: now })
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', paymentId)
         .where('status', '=', 'pending')
         .returningAll()
         .executeTakeFirst();
     },
 
-    listPayments(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+    listPayments(tx: Executor, workspaceId: string, offset: number, limit: number) {
       return workspacePage(tx, 'payments', workspaceId, offset, limit);
     },
 
@@ -221,17 +240,17 @@ export function billingRepository(db: Db) {
       return tx.insertInto('invoices').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    listInvoices(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+    listInvoices(tx: Executor, workspaceId: string, offset: number, limit: number) {
       return workspacePage(tx, 'invoices', workspaceId, offset, limit);
     },
 
     // ---- coupons ----
 
-    listCoupons(tx: Executor = db) {
+    listCoupons(tx: Executor) {
       return tx.selectFrom('coupons').selectAll().orderBy('created_at', 'desc').orderBy('code').execute();
     },
 
-    findCoupon(code: string, tx: Executor = db) {
+    findCoupon(tx: Executor, code: string) {
       return tx.selectFrom('coupons').selectAll().where('code', '=', code).executeTakeFirst();
     },
 
@@ -239,7 +258,7 @@ export function billingRepository(db: Db) {
       return tx.insertInto('coupons').values(row).onConflict((oc) => oc.column('code').doNothing()).returningAll().executeTakeFirst();
     },
 
-    deleteCoupon(code: string, tx: Executor = db) {
+    deleteCoupon(tx: Executor, code: string) {
       return tx
         .deleteFrom('coupons')
         .where('code', '=', code)
@@ -247,7 +266,7 @@ export function billingRepository(db: Db) {
         .then((r) => Number(r.numDeletedRows) > 0);
     },
 
-    hasRedeemed(tx: Executor, code: string, workspaceId: string) {
+    hasRedeemed(tx: Executor, workspaceId: string, code: string) {
       return tx
         .selectFrom('coupon_redemptions')
         .select('payment_id')
@@ -283,7 +302,7 @@ export function billingRepository(db: Db) {
       return tx.insertInto('billing_events').values(row).execute();
     },
 
-    listEvents(workspaceId: string, tx: Executor = db) {
+    listEvents(tx: Executor, workspaceId: string) {
       return tx.selectFrom('billing_events').selectAll().where('workspace_id', '=', workspaceId).orderBy('at').orderBy('id').execute();
     },
   };

@@ -1,21 +1,34 @@
 import { type Insertable, sql } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
 /** Queries of billing round 2: refunds and credit notes, the operator's payment list, reconciliation claims. */
 export type Round2Repository = ReturnType<typeof round2Repository>;
 export type RefundRow = Awaited<ReturnType<Round2Repository['insertRefund']>>;
 
-export function round2Repository(db: Db) {
+export function round2Repository() {
   return {
-    findPayment(id: string, tx: Executor = db, lock = false) {
-      let q = tx.selectFrom('payments').selectAll().where('id', '=', id);
+    /**
+     * The entry point of the operator's payment routes, which name only the payment id (it encodes nothing about the
+     * workspace): the workspace a payment belongs to, read across workspaces. Everything that follows is scoped by it.
+     */
+    workspaceOfPayment(tx: Executor, paymentId: string) {
+      return tx
+        .selectFrom('payments')
+        .select('workspace_id')
+        .where('id', '=', paymentId)
+        .executeTakeFirst()
+        .then((r) => r?.workspace_id);
+    },
+
+    findPayment(tx: Executor, workspaceId: string, id: string, lock = false) {
+      let q = tx.selectFrom('payments').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id);
       if (lock) q = q.forUpdate();
       return q.executeTakeFirst();
     },
 
     /** Every workspace's payments for the operator, newest first, with optional status and workspace slug filters. */
-    async listAllPayments(filter: { status?: string; workspace?: string }, offset: number, limit: number, tx: Executor = db) {
+    async listAllPayments(tx: Executor, filter: { status?: string; workspace?: string }, offset: number, limit: number) {
       let q = tx.selectFrom('payments').innerJoin('workspaces', 'workspaces.id', 'payments.workspace_id');
       if (filter.status) q = q.where('payments.status', '=', filter.status as never);
       if (filter.workspace) q = q.where('workspaces.slug', '=', filter.workspace);
@@ -28,15 +41,21 @@ export function round2Repository(db: Db) {
 
     // ---- refunds ----
 
-    findRefundByKey(key: string, tx: Executor = db) {
+    /**
+     * The operator's Idempotency-Key is unique across the instance (index refunds_idempotency_key), so it is looked up
+     * across workspaces: a key already used for a payment of another workspace must still be found (409), and the
+     * row found is only compared and answered, never written.
+     */
+    findRefundByKey(tx: Executor, key: string) {
       return tx.selectFrom('refunds').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
     },
 
     /** Reserves `amount` of a success payment, never past what is left (the conditional update is the guard). */
-    reserveRefund(tx: Executor, paymentId: string, amount: number) {
+    reserveRefund(tx: Executor, workspaceId: string, paymentId: string, amount: number) {
       return tx
         .updateTable('payments')
         .set((eb) => ({ refund_reserved_amount: eb('refund_reserved_amount', '+', amount) }))
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', paymentId)
         .where('status', '=', 'success')
         .where(sql<boolean>`refunded_amount + refund_reserved_amount + ${amount} <= amount`)
@@ -44,16 +63,17 @@ export function round2Repository(db: Db) {
         .executeTakeFirst();
     },
 
-    releaseReservation(tx: Executor, paymentId: string, amount: number) {
+    releaseReservation(tx: Executor, workspaceId: string, paymentId: string, amount: number) {
       return tx
         .updateTable('payments')
         .set((eb) => ({ refund_reserved_amount: eb('refund_reserved_amount', '-', amount) }))
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', paymentId)
         .execute();
     },
 
     /** Moves a reservation to refunded_amount; a payment refunded in full becomes `refunded`. */
-    confirmReservation(tx: Executor, paymentId: string, amount: number, now: Date) {
+    confirmReservation(tx: Executor, workspaceId: string, paymentId: string, amount: number, now: Date) {
       return tx
         .updateTable('payments')
         .set({
@@ -62,6 +82,7 @@ export function round2Repository(db: Db) {
           status: sql`CASE WHEN refunded_amount + ${amount} = amount THEN 'refunded' ELSE status END`,
           updated_at: now,
         })
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', paymentId)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -71,14 +92,15 @@ export function round2Repository(db: Db) {
       return tx.insertInto('refunds').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    deleteRefund(tx: Executor, id: string) {
-      return tx.deleteFrom('refunds').where('id', '=', id).execute();
+    deleteRefund(tx: Executor, workspaceId: string, id: string) {
+      return tx.deleteFrom('refunds').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
     },
 
-    completeRefund(tx: Executor, id: string, creditNoteNumber: string) {
+    completeRefund(tx: Executor, workspaceId: string, id: string, creditNoteNumber: string) {
       return tx
         .updateTable('refunds')
         .set({ status: 'succeeded', credit_note_number: creditNoteNumber })
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -95,7 +117,7 @@ export function round2Repository(db: Db) {
         .then((r) => r.last_number);
     },
 
-    async listCreditNotes(workspaceId: string, offset: number, limit: number, tx: Executor = db) {
+    async listCreditNotes(tx: Executor, workspaceId: string, offset: number, limit: number) {
       const scoped = tx.selectFrom('refunds').where('workspace_id', '=', workspaceId).where('status', '=', 'succeeded');
       const [rows, count] = await Promise.all([
         scoped.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
@@ -113,7 +135,7 @@ export function round2Repository(db: Db) {
     async claimStalePending(tx: Executor, cutoff: Date, now: Date, leaseUntil: Date, limit: number) {
       const rows = await tx
         .selectFrom('payments')
-        .select(['id', 'merchant_oid'])
+        .select(['id', 'workspace_id', 'merchant_oid'])
         .where('status', '=', 'pending')
         .where('created_at', '<=', cutoff)
         .where((eb) => eb.or([eb('reconcile_after', 'is', null), eb('reconcile_after', '<=', now)]))
@@ -129,10 +151,11 @@ export function round2Repository(db: Db) {
     },
 
     /** Pending -> failed `expired` (only if still pending: a callback that came first wins). */
-    expirePending(tx: Executor, paymentId: string, now: Date) {
+    expirePending(tx: Executor, workspaceId: string, paymentId: string, now: Date) {
       return tx
         .updateTable('payments')
         .set({ status: 'failed', failure_reason: 'expired', updated_at: now })
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', paymentId)
         .where('status', '=', 'pending')
         .returningAll()
@@ -157,6 +180,7 @@ export function round2Repository(db: Db) {
               eb
                 .selectFrom('subscription_notices as n')
                 .select('n.subscription_id')
+                .whereRef('n.workspace_id', '=', 's.workspace_id')
                 .whereRef('n.subscription_id', '=', 's.id')
                 .where('n.kind', '=', kind)
                 .whereRef('n.period_end', '=', 's.current_period_end'),

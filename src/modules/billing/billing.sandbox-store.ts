@@ -16,22 +16,22 @@ const toOrder = (r: SandboxOrderRow): SandboxOrder => ({
 
 /** The sandbox's orders in the database: open payment pages survive a restart, refunds are checked atomically. */
 export function databaseSandboxStore(db: Db): SandboxStore {
-  const repo = sandboxOrdersRepository(db);
+  const repo = sandboxOrdersRepository();
   return {
     async insert(order) {
       const { token, merchantOid, amount, expiresAt, state: _s, refundedAmount: _r, ...details } = order;
-      await repo.insert({ token, merchant_oid: merchantOid, amount, expires_at: new Date(expiresAt), details });
+      await repo.insert(db, { token, merchant_oid: merchantOid, amount, expires_at: new Date(expiresAt), details: JSON.stringify(details) });
     },
     byToken: async (token) => {
-      const r = await repo.byToken(token);
+      const r = await repo.byToken(db, token);
       return r ? toOrder(r) : undefined;
     },
     paidByOid: async (oid) => {
-      const r = await repo.paidByOid(oid);
+      const r = await repo.paidByOid(db, oid);
       return r ? toOrder(r) : undefined;
     },
-    complete: (token, state) => repo.complete(token, state),
-    addRefund: (oid, amount) => repo.addRefund(oid, amount),
-    sweep: (now) => repo.sweep(new Date(now)),
+    complete: (token, state) => repo.complete(db, token, state),
+    addRefund: (oid, amount) => repo.addRefund(db, oid, amount),
+    sweep: (now) => repo.sweep(db, new Date(now)),
   };
 }

@@ -24,7 +24,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     const { state, transitions } = dueTransitions(row, now, graceDays);
     if (transitions.length === 0) return row;
     const last = transitions[transitions.length - 1]!;
-    const updated = await repo.updateSubscription(tx, row.id, {
+    const updated = await repo.updateSubscription(tx, row.workspace_id, row.id, {
       status: state.status,
       canceled_at: state.status === 'canceled' ? (row.canceled_at ?? last.at) : row.canceled_at,
       updated_at: now,
@@ -54,7 +54,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     if (!row.scheduled_plan_slug || row.status !== 'active' || row.current_period_end > now) return row;
     const start = row.current_period_end;
     const interval = row.scheduled_billing_interval!;
-    const updated = await repo.updateSubscription(tx, row.id, {
+    const updated = await repo.updateSubscription(tx, row.workspace_id, row.id, {
       plan_slug: row.scheduled_plan_slug,
       billing_interval: interval,
       amount_per_period: row.scheduled_amount_per_period!,
@@ -80,13 +80,13 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
 
   /** The workspace's subscription, locked, with due transitions applied. */
   async function lockedSubscription(tx: Executor, workspaceId: string, now: Date): Promise<SubscriptionRow | undefined> {
-    const row = await repo.findSubscription(workspaceId, tx, true);
+    const row = await repo.findSubscription(tx, workspaceId, true);
     return row ? applyDue(tx, row, now) : undefined;
   }
 
   /** Applied on read: the row is locked only when a transition is due, so plain reads stay cheap. */
   async function currentSubscription(tx: Executor, workspaceId: string, now: Date): Promise<SubscriptionRow | undefined> {
-    const row = await repo.findSubscription(workspaceId, tx);
+    const row = await repo.findSubscription(tx, workspaceId);
     if (!row || !nextState(row, now, graceDays)) return row;
     return lockedSubscription(tx, workspaceId, now);
   }
@@ -144,7 +144,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
           updated_at: now,
         };
         const sub = current
-          ? await repo.replaceSubscription(tx, current.id, { id: newId(), ...fields })
+          ? await repo.replaceSubscription(tx, ws.workspaceId, current.id, { id: newId(), ...fields })
           : await repo.insertSubscription(tx, { id: newId(), workspace_id: ws.workspaceId, ...fields });
         await subscriptionUpdated(tx, sub, current?.status ?? null, now);
         await recordEvent(repo, tx, { workspaceId: ws.workspaceId, type: 'subscription.trial_started', subscriptionId: sub.id, from: current?.status ?? null, to: 'trialing', at: now });
@@ -166,7 +166,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
         let sub: SubscriptionRow;
         if (now_) {
           const end = current.current_period_end > now ? now : current.current_period_end;
-          sub = await repo.updateSubscription(tx, current.id, {
+          sub = await repo.updateSubscription(tx, ws.workspaceId, current.id, {
             status: 'canceled',
             canceled_at: now,
             current_period_end: end < current.current_period_start ? current.current_period_start : end,
@@ -177,7 +177,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
         } else if (current.cancel_at_period_end) {
           sub = current;
         } else {
-          sub = await repo.updateSubscription(tx, current.id, { cancel_at_period_end: true, updated_at: now });
+          sub = await repo.updateSubscription(tx, ws.workspaceId, current.id, { cancel_at_period_end: true, updated_at: now });
           await recordEvent(repo, tx, { workspaceId: ws.workspaceId, type: 'subscription.cancel_scheduled', subscriptionId: sub.id, from: current.status, to: current.status, data: { immediate: false }, at: now });
         }
         return subscriptionResponse(tx, sub, now);
@@ -207,12 +207,12 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     /** The plan in effect for a workspace, read inside the caller's transaction (no writes). */
     async planInEffect(tx: Executor, workspaceId: string): Promise<PlanRow> {
       const now = clock.now();
-      return planInEffect(repo, tx, await repo.findSubscription(workspaceId, tx), now, graceDays);
+      return planInEffect(repo, tx, await repo.findSubscription(tx, workspaceId), now, graceDays);
     },
 
     /** Audit trail of one workspace (tests and operators). */
     async events(workspaceId: string) {
-      return repo.listEvents(workspaceId);
+      return repo.listEvents(db, workspaceId);
     },
   };
 }

@@ -3,7 +3,7 @@
  * definition's options may be, and how the issue-list filter `custom.<propertyId>` is read. No I/O here.
  */
 import type { CustomPropertyType } from '../../db/tables/custom-properties.js';
-import type { FieldError } from '../../kernel/errors.js';
+import { type FieldError, invalid } from '../../kernel/errors.js';
 import { isUuid } from '../../kernel/ids.js';
 
 export type { CustomPropertyType };
@@ -218,6 +218,30 @@ export function remapOptions(type: CustomPropertyType, value: unknown, mapping: 
   if (type === 'select') return typeof value === 'string' ? (mapping.get(value) ?? value) : value;
   if (type === 'multi_select' && Array.isArray(value)) return [...new Set((value as string[]).map((v) => mapping.get(v) ?? v))];
   return value;
+}
+
+/** Only select and multi_select properties have options: anything else is a 400 at `path`. */
+export function assertChoiceProperty(property: { type: CustomPropertyType }, path: string) {
+  if (!CHOICE_TYPES.has(property.type)) throw invalid(path, `only select and multi_select properties have options (this one is ${property.type})`);
+}
+
+/** `{"old": "new"}` checked against the property: old names must be options, new names new, non-empty and distinct. */
+export function renameMapping(property: { type: CustomPropertyType; options: readonly string[] }, rename: Record<string, string>): Map<string, string> {
+  assertChoiceProperty(property, '/rename_options');
+  const current = new Set(property.options);
+  const mapping = new Map<string, string>();
+  const targets = new Set<string>();
+  for (const [from, to] of Object.entries(rename)) {
+    const path = `/rename_options/${from.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (!current.has(from)) throw invalid(path, `"${from}" is not an option of this property`);
+    if (to.trim() === '') throw invalid(path, 'the new name must not be empty');
+    if (to === from) continue;
+    if (current.has(to) && !(to in rename)) throw invalid(path, `"${to}" is already an option`);
+    if (targets.has(to)) throw invalid(path, `"${to}" is the new name of two options`);
+    targets.add(to);
+    mapping.set(from, to);
+  }
+  return mapping;
 }
 
 // ---- the issue-list filter --------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import { type Expression, type ExpressionBuilder, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { CustomPropertyType } from '../../db/tables/custom-properties.js';
 import type { FilterClause, IndexedValue } from './custom-properties.domain.js';
@@ -22,12 +22,13 @@ export const propertyColumns = [
   'updated_at',
 ] as const;
 
-export function customPropertiesRepository(db: Db) {
+export function customPropertiesRepository() {
   return {
-    listProperties(projectId: string, tx: Executor = db) {
+    listProperties(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('custom_properties')
         .select(propertyColumns)
+        .where('workspace_id', '=', workspaceId)
         .where('project_id', '=', projectId)
         .orderBy('created_at')
         .orderBy('id')
@@ -35,14 +36,14 @@ export function customPropertiesRepository(db: Db) {
     },
 
     /** A property of the workspace; `lock` takes a row lock ('update' for definition changes, 'share' for values). */
-    findProperty(workspaceId: string, propertyId: string, tx: Executor = db, lock?: 'update' | 'share') {
+    findProperty(tx: Executor, workspaceId: string, propertyId: string, lock?: 'update' | 'share') {
       let q = tx.selectFrom('custom_properties').select(propertyColumns).where('workspace_id', '=', workspaceId).where('id', '=', propertyId);
       if (lock === 'update') q = q.forUpdate();
       if (lock === 'share') q = q.forShare();
       return q.executeTakeFirst();
     },
 
-    findProjectProperties(workspaceId: string, projectId: string, ids: string[], tx: Executor = db) {
+    findProjectProperties(tx: Executor, workspaceId: string, projectId: string, ids: string[]) {
       if (!ids.length) return Promise.resolve([]);
       return tx
         .selectFrom('custom_properties')
@@ -54,22 +55,7 @@ export function customPropertiesRepository(db: Db) {
     },
 
     /** Inserts, or returns undefined when the name is taken in the project (case-insensitively). */
-    insertProperty(
-      tx: Executor,
-      p: {
-        id: string;
-        workspace_id: string;
-        project_id: string;
-        name: string;
-        name_key: string;
-        description: string;
-        type: CustomPropertyType;
-        options: string[];
-        is_required: boolean;
-        created_at: Date;
-        updated_at: Date;
-      },
-    ) {
+    insertProperty(tx: Executor, p: Insertable<Database['custom_properties']>) {
       return tx
         .insertInto('custom_properties')
         .values(p)
@@ -78,22 +64,30 @@ export function customPropertiesRepository(db: Db) {
         .executeTakeFirst();
     },
 
+    /** The type and project of a property never change: a patch names only what may. */
     updateProperty(
       tx: Executor,
+      workspaceId: string,
       propertyId: string,
-      patch: Partial<{ name: string; name_key: string; description: string; options: string[]; is_required: boolean }> & { updated_at: Date },
+      patch: Pick<Updateable<Database['custom_properties']>, 'name' | 'name_key' | 'description' | 'options' | 'is_required' | 'updated_at'>,
     ) {
-      return tx.updateTable('custom_properties').set(patch).where('id', '=', propertyId).returning(propertyColumns).executeTakeFirstOrThrow();
+      return tx
+        .updateTable('custom_properties')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', propertyId)
+        .returning(propertyColumns)
+        .executeTakeFirstOrThrow();
     },
 
     /** Deletes the property; its values go with it (ON DELETE CASCADE), in the caller's transaction. */
-    deleteProperty(tx: Executor, propertyId: string) {
-      return tx.deleteFrom('custom_properties').where('id', '=', propertyId).execute();
+    deleteProperty(tx: Executor, workspaceId: string, propertyId: string) {
+      return tx.deleteFrom('custom_properties').where('workspace_id', '=', workspaceId).where('id', '=', propertyId).execute();
     },
 
     /** Values of a property that use any of `options`, locked for the change that follows. */
-    valuesUsingOptions(tx: Executor, propertyId: string, type: CustomPropertyType, options: string[]) {
-      let q = tx.selectFrom('custom_values').select(['issue_id', 'value']).where('property_id', '=', propertyId);
+    valuesUsingOptions(tx: Executor, workspaceId: string, propertyId: string, type: CustomPropertyType, options: string[]) {
+      let q = tx.selectFrom('custom_values').select(['issue_id', 'value']).where('workspace_id', '=', workspaceId).where('property_id', '=', propertyId);
       q =
         type === 'select'
           ? q.where('value_text', 'in', options)
@@ -106,7 +100,7 @@ export function customPropertiesRepository(db: Db) {
      * value is always one of the options, so its count groups by the hash the `(property_id, md5(value_text))` index
      * holds (an index-only scan); a multi_select counts each option's list through a GIN lookup.
      */
-    async usage(workspaceId: string, propertyId: string, type: CustomPropertyType, options: string[], tx: Executor = db) {
+    async usage(tx: Executor, workspaceId: string, propertyId: string, type: CustomPropertyType, options: string[]) {
       const total = await tx
         .selectFrom('custom_values')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -132,7 +126,7 @@ export function customPropertiesRepository(db: Db) {
     },
 
     /** Issues whose value of this choice property uses any of `options`. */
-    async countUsing(workspaceId: string, propertyId: string, options: string[], tx: Executor = db): Promise<number> {
+    async countUsing(tx: Executor, workspaceId: string, propertyId: string, options: string[]): Promise<number> {
       const row = await tx
         .selectFrom('custom_values')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -168,14 +162,17 @@ export function customPropertiesRepository(db: Db) {
         WHERE v.workspace_id = ${workspaceId} AND v.property_id = ${propertyId} AND v.issue_id = n.issue_id`.execute(tx);
     },
 
-    deleteValue(tx: Executor, issueId: string, propertyId: string) {
-      return tx.deleteFrom('custom_values').where('issue_id', '=', issueId).where('property_id', '=', propertyId).execute();
+    deleteValue(tx: Executor, workspaceId: string, issueId: string, propertyId: string) {
+      return tx
+        .deleteFrom('custom_values')
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .where('property_id', '=', propertyId)
+        .execute();
     },
 
-    upsertValue(
-      tx: Executor,
-      v: { workspace_id: string; issue_id: string; property_id: string; value: unknown; indexed: IndexedValue; updated_at: Date },
-    ) {
+    /** `value` is stored as its JSON text, `indexed` as the typed copies the issue-list filter and sort use. */
+    upsertValue(tx: Executor, v: Omit<Insertable<Database['custom_values']>, 'value' | keyof IndexedValue> & { value: unknown; indexed: IndexedValue }) {
       const row = {
         workspace_id: v.workspace_id,
         issue_id: v.issue_id,
@@ -193,11 +190,14 @@ export function customPropertiesRepository(db: Db) {
         .executeTakeFirstOrThrow();
     },
 
-    listValues(issueId: string, tx: Executor = db) {
-      return tx.selectFrom('custom_values').select(['property_id', 'value']).where('issue_id', '=', issueId).execute();
+    listValues(tx: Executor, workspaceId: string, issueId: string) {
+      return tx.selectFrom('custom_values').select(['property_id', 'value']).where('workspace_id', '=', workspaceId).where('issue_id', '=', issueId).execute();
     },
 
-    /** The issue-list sort key of a property: the issue's typed value copy, through the property's value indexes. */
+    /**
+     * The issue-list sort key of a property: the issue's typed value copy, through the property's value indexes. An
+     * expression of the issue list's own query (which runs it), correlated with the issue `i` and its workspace.
+     */
     sortKey(propertyId: string, type: CustomPropertyType) {
       const column =
         type === 'number' ? 'value_number' : type === 'date' ? 'value_date' : type === 'checkbox' ? 'value_bool' : type === 'multi_select' ? 'value_options' : 'value_text';
@@ -205,14 +205,20 @@ export function customPropertiesRepository(db: Db) {
         eb
           .selectFrom('custom_values as cv')
           .select(`cv.${column}` as 'cv.value_text')
+          .whereRef('cv.workspace_id', '=', 'i.workspace_id')
           .whereRef('cv.issue_id', '=', 'i.id')
           .where('cv.property_id', '=', propertyId);
     },
 
-    /** The issue-list condition of one filter clause: an EXISTS on the issue's value, through the typed indexes. */
+    /** The issue-list condition of one filter clause: an EXISTS on the issue's value (in its workspace), through the typed indexes. */
     issueCondition(clause: FilterClause): (eb: IssueEb) => Expression<SqlBool> {
       return (eb) => {
-        let q = eb.selectFrom('custom_values as cv').select(sql.lit(1).as('one')).whereRef('cv.issue_id', '=', 'i.id').where('cv.property_id', '=', clause.propertyId);
+        let q = eb
+          .selectFrom('custom_values as cv')
+          .select(sql.lit(1).as('one'))
+          .whereRef('cv.workspace_id', '=', 'i.workspace_id')
+          .whereRef('cv.issue_id', '=', 'i.id')
+          .where('cv.property_id', '=', clause.propertyId);
         switch (clause.kind) {
           case 'text':
             q = q.where(sql<SqlBool>`md5(cv.value_text) = md5(${clause.value})`).where('cv.value_text', '=', clause.value);

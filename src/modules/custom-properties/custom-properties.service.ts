@@ -9,6 +9,7 @@ import { iso } from '../../kernel/time.js';
 import type { IdentityService } from '../identity/index.js';
 import type { IssueCondition, IssueFilterProvider, IssueSortProvider, WorkItemsService } from '../work-items/index.js';
 import {
+  assertChoiceProperty,
   CHOICE_TYPES,
   checkValue,
   type CustomPropertyType,
@@ -16,13 +17,12 @@ import {
   nameKey,
   optionErrors,
   readFilterQuery,
+  renameMapping,
   stripOptions,
   unstorableText,
 } from './custom-properties.domain.js';
 import type { CustomPropertiesRepository } from './custom-properties.repository.js';
 import { propertyView } from './custom-properties.views.js';
-
-export { propertyView };
 
 export interface CustomPropertiesDeps {
   db: Db;
@@ -49,36 +49,13 @@ function assertOptions(type: CustomPropertyType, options: readonly string[] | un
   if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
 }
 
-function assertChoiceProperty(property: { type: CustomPropertyType }, path: string) {
-  if (!CHOICE_TYPES.has(property.type)) throw invalid(path, `only select and multi_select properties have options (this one is ${property.type})`);
-}
-
-/** `{"old": "new"}` checked against the property: old names must be options, new names new, non-empty and distinct. */
-function renameMapping(property: { type: CustomPropertyType; options: readonly string[] }, rename: Record<string, string>): Map<string, string> {
-  assertChoiceProperty(property, '/rename_options');
-  const current = new Set(property.options);
-  const mapping = new Map<string, string>();
-  const targets = new Set<string>();
-  for (const [from, to] of Object.entries(rename)) {
-    const path = `/rename_options/${from.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (!current.has(from)) throw invalid(path, `"${from}" is not an option of this property`);
-    if (to.trim() === '') throw invalid(path, 'the new name must not be empty');
-    if (to === from) continue;
-    if (current.has(to) && !(to in rename)) throw invalid(path, `"${to}" is already an option`);
-    if (targets.has(to)) throw invalid(path, `"${to}" is the new name of two options`);
-    targets.add(to);
-    mapping.set(from, to);
-  }
-  return mapping;
-}
-
 export type CustomPropertiesService = ReturnType<typeof createCustomPropertiesService>;
 
 export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
   const { db, repo, clock, identity, workItems, planGate } = deps;
 
   async function propertyOf(workspaceId: string, propertyId: string, tx: Executor, lock?: 'update' | 'share') {
-    const property = await repo.findProperty(workspaceId, propertyId, tx, lock);
+    const property = await repo.findProperty(tx, workspaceId, propertyId, lock);
     if (!property) throw notFound('Custom property');
     return property;
   }
@@ -86,7 +63,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
   /** `custom.<propertyId>[.gte|.lte]` on the issue list: each entry is one EXISTS on the issue's value (AND). */
   const issueFilter: IssueFilterProvider = async ({ tx, workspaceId, projectId, query }) => {
     const { filters, errors } = readFilterQuery(query);
-    const properties = await repo.findProjectProperties(workspaceId, projectId, [...new Set(filters.map((f) => f.propertyId))], tx);
+    const properties = await repo.findProjectProperties(tx, workspaceId, projectId, [...new Set(filters.map((f) => f.propertyId))]);
     const byId = new Map(properties.map((p) => [p.id, p]));
     const conditions: IssueCondition[] = [];
     for (const filter of filters) {
@@ -108,7 +85,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
   const issueSort: IssueSortProvider = async ({ tx, workspaceId, projectId, key }) => {
     if (!key.startsWith('custom.')) return null;
     const propertyId = key.slice('custom.'.length);
-    const [property] = isUuid(propertyId) ? await repo.findProjectProperties(workspaceId, projectId, [propertyId], tx) : [];
+    const [property] = isUuid(propertyId) ? await repo.findProjectProperties(tx, workspaceId, projectId, [propertyId]) : [];
     if (!property) throw invalid('/querystring/order_by', `"${propertyId}" is not a custom property of this project`);
     return repo.sortKey(property.id, property.type);
   };
@@ -120,7 +97,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
     async listProperties(actor: Actor, slug: string, projectId: string) {
       const ws = await identity.access(actor, slug, 'read');
       await workItems.findProject(db, ws.workspaceId, projectId);
-      return (await repo.listProperties(projectId)).map(propertyView);
+      return (await repo.listProperties(db, ws.workspaceId, projectId)).map(propertyView);
     },
 
     async createProperty(
@@ -192,7 +169,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
             const kept = new Set(input.options);
             const removed = property.options.filter((o) => !kept.has(o));
             if (removed.length && CHOICE_TYPES.has(property.type)) {
-              const using = await repo.valuesUsingOptions(tx, property.id, property.type, removed);
+              const using = await repo.valuesUsingOptions(tx, ws.workspaceId, property.id, property.type, removed);
               if (using.length && !force) {
                 throw new AppError(
                   'option_in_use',
@@ -203,7 +180,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
               const gone = new Set(removed);
               for (const row of using) {
                 const next = stripOptions(property.type, row.value, gone);
-                if (!next.keep) await repo.deleteValue(tx, row.issue_id, property.id);
+                if (!next.keep) await repo.deleteValue(tx, ws.workspaceId, row.issue_id, property.id);
                 else {
                   const checked = checkValue({ type: property.type, options: input.options }, next.value);
                   if (!checked.ok) throw new Error(`stripped value no longer valid: ${checked.message}`);
@@ -219,7 +196,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
               }
             }
           }
-          const updated = await repo.updateProperty(tx, property.id, {
+          const updated = await repo.updateProperty(tx, ws.workspaceId, property.id, {
             ...(name !== undefined && { name, name_key: nameKey(name) }),
             ...(input.description !== undefined && { description: input.description }),
             ...(input.options !== undefined && { options: input.options }),
@@ -237,7 +214,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
     async usage(actor: Actor, slug: string, propertyId: string) {
       const ws = await identity.access(actor, slug, 'read');
       const property = await propertyOf(ws.workspaceId, propertyId, db);
-      return repo.usage(ws.workspaceId, property.id, property.type, CHOICE_TYPES.has(property.type) ? property.options : []);
+      return repo.usage(db, ws.workspaceId, property.id, property.type, CHOICE_TYPES.has(property.type) ? property.options : []);
     },
 
     /** Values that use a `from` option use `into` instead, and the `from` options are removed (one transaction). */
@@ -252,12 +229,12 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
           if (option === input.into) throw invalid(`/from/${i}`, 'must not contain the option merged into');
           if (!property.options.includes(option)) throw invalid(`/from/${i}`, `"${option}" is not an option of this property`);
         }
-        const affected = await repo.countUsing(ws.workspaceId, property.id, from, tx);
+        const affected = await repo.countUsing(tx, ws.workspaceId, property.id, from);
         if (!input.dry_run) {
           const now = clock.now();
           await repo.remapValues(tx, ws.workspaceId, property.id, from, from.map(() => input.into), now);
           const gone = new Set(from);
-          await repo.updateProperty(tx, property.id, { options: property.options.filter((o) => !gone.has(o)), updated_at: now });
+          await repo.updateProperty(tx, ws.workspaceId, property.id, { options: property.options.filter((o) => !gone.has(o)), updated_at: now });
         }
         return { affected_issues: affected };
       });
@@ -267,7 +244,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
       await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await propertyOf(ws.workspaceId, propertyId, tx, 'update');
-        await repo.deleteProperty(tx, propertyId);
+        await repo.deleteProperty(tx, ws.workspaceId, propertyId);
       });
     },
 
@@ -275,7 +252,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
       const ws = await identity.access(actor, slug, 'read');
       const issue = await workItems.findIssue(db, ws.workspaceId, issueId);
       if (issue.project_id !== projectId) throw notFound('Issue');
-      const [properties, values] = await Promise.all([repo.listProperties(projectId), repo.listValues(issueId)]);
+      const [properties, values] = await Promise.all([repo.listProperties(db, ws.workspaceId, projectId), repo.listValues(db, ws.workspaceId, issueId)]);
       const byProperty = new Map(values.map((v) => [v.property_id, v.value]));
       return properties.map((p) => ({ property_id: p.id, name: p.name, type: p.type, value: byProperty.get(p.id) ?? null }));
     },
@@ -290,7 +267,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
         const now = clock.now();
         if (value === null) {
           if (property.is_required) throw new AppError('value_required', `${property.name} is required: its value cannot be cleared`);
-          await repo.deleteValue(tx, issueId, propertyId);
+          await repo.deleteValue(tx, ws.workspaceId, issueId, propertyId);
           return { issue_id: issueId, property_id: propertyId, value: null, updated_at: iso(now) };
         }
         const checked = checkValue(property, value);

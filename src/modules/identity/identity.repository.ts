@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import { type Insertable, sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
 import { prepared, queryBuilder as qb } from '../../db/prepared.js';
+import type { Database } from '../../db/schema.js';
 import type { Role } from './permissions.js';
 
 export type IdentityRepository = ReturnType<typeof identityRepository>;
@@ -32,36 +33,32 @@ const membershipBySlug = prepared(
 );
 
 /** Users, tokens and workspace memberships: Kysely queries only. */
-export function identityRepository(db: Db) {
+export function identityRepository() {
   return {
     /** Serialises "is this the first user?" across concurrent sign-ups. */
     async lockFirstUser(tx: Executor) {
       await sql`SELECT pg_advisory_xact_lock(hashtext('identity.first-user'))`.execute(tx);
     },
 
-    async countUsers(tx: Executor = db) {
+    async countUsers(tx: Executor) {
       const row = await tx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return row.n;
     },
 
-    async insertUser(
-      tx: Executor,
-      user: { id: string; email: string; display_name: string; password_hash: string; is_instance_admin: boolean; now: Date },
-    ) {
-      const { now, ...values } = user;
+    async insertUser(tx: Executor, user: Insertable<Database['users']>) {
       return tx
         .insertInto('users')
-        .values({ ...values, created_at: now, updated_at: now })
+        .values(user)
         .onConflict((oc) => oc.column('email').doNothing())
         .returning(userColumns)
         .executeTakeFirst();
     },
 
-    findUserById(id: string, tx: Executor = db) {
+    findUserById(tx: Executor, id: string) {
       return tx.selectFrom('users').select(userColumns).where('id', '=', id).executeTakeFirst();
     },
 
-    findUserByEmail(email: string, tx: Executor = db) {
+    findUserByEmail(tx: Executor, email: string) {
       return tx
         .selectFrom('users')
         .select([...userColumns, 'password_hash'])
@@ -69,7 +66,7 @@ export function identityRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    setInstanceAdmin(userId: string, value: boolean, now: Date, tx: Executor = db) {
+    setInstanceAdmin(tx: Executor, userId: string, value: boolean, now: Date) {
       return tx
         .updateTable('users')
         .set({ is_instance_admin: value, updated_at: now })
@@ -78,32 +75,20 @@ export function identityRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    insertToken(
-      token: {
-        id: string;
-        user_id: string;
-        kind: 'session' | 'personal';
-        name: string;
-        token_hash: string;
-        prefix: string;
-        created_at: Date;
-        expires_at: Date | null;
-      },
-      tx: Executor = db,
-    ) {
+    insertToken(tx: Executor, token: Insertable<Database['api_tokens']>) {
       return tx.insertInto('api_tokens').values(token).returning(tokenColumns).executeTakeFirstOrThrow();
     },
 
     /** The live token with this hash, with its user (runs on every request: compiled once). */
-    async findActiveToken(tokenHash: string, now: Date, tx: Executor = db) {
+    async findActiveToken(tx: Executor, tokenHash: string, now: Date) {
       return (await activeToken(tx, tokenHash, now))[0];
     },
 
-    touchToken(id: string, now: Date, tx: Executor = db) {
+    touchToken(tx: Executor, id: string, now: Date) {
       return tx.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
     },
 
-    listPersonalTokens(userId: string, now: Date, tx: Executor = db) {
+    listPersonalTokens(tx: Executor, userId: string, now: Date) {
       return tx
         .selectFrom('api_tokens')
         .select(tokenColumns)
@@ -116,7 +101,7 @@ export function identityRepository(db: Db) {
         .execute();
     },
 
-    async revokeToken(userId: string, tokenId: string, kind: 'session' | 'personal' | null, now: Date, tx: Executor = db) {
+    async revokeToken(tx: Executor, userId: string, tokenId: string, kind: 'session' | 'personal' | null, now: Date) {
       let q = tx
         .updateTable('api_tokens')
         .set({ revoked_at: now })
@@ -129,15 +114,15 @@ export function identityRepository(db: Db) {
     },
 
     /** The caller's role in the workspace with this slug, or nothing when it does not exist or they are no member. */
-    async findWorkspaceBySlug(slug: string, tx: Executor = db) {
+    async findWorkspaceBySlug(tx: Executor, slug: string) {
       return tx.selectFrom('workspaces').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirst();
     },
 
-    async findMembershipBySlug(slug: string, userId: string, tx: Executor = db) {
+    async findMembershipBySlug(tx: Executor, slug: string, userId: string) {
       return (await membershipBySlug(tx, slug, userId))[0];
     },
 
-    listMembers(workspaceId: string, tx: Executor = db) {
+    listMembers(tx: Executor, workspaceId: string) {
       return tx
         .selectFrom('workspace_members as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
@@ -148,7 +133,7 @@ export function identityRepository(db: Db) {
         .execute();
     },
 
-    findMember(workspaceId: string, userId: string, tx: Executor = db) {
+    findMember(tx: Executor, workspaceId: string, userId: string) {
       return tx
         .selectFrom('workspace_members as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
@@ -158,7 +143,7 @@ export function identityRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    async insertMember(tx: Executor, member: { workspace_id: string; user_id: string; role: Role; created_at: Date }) {
+    async insertMember(tx: Executor, member: Insertable<Database['workspace_members']>) {
       const result = await tx
         .insertInto('workspace_members')
         .values(member)
@@ -197,7 +182,7 @@ export function identityRepository(db: Db) {
     },
 
     /** Which of these users are members of the workspace. */
-    async membersAmong(workspaceId: string, userIds: string[], tx: Executor = db) {
+    async membersAmong(tx: Executor, workspaceId: string, userIds: string[]) {
       if (userIds.length === 0) return [];
       const rows = await tx
         .selectFrom('workspace_members')

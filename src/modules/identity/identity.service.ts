@@ -53,19 +53,16 @@ export function createIdentityService(deps: IdentityDeps) {
     tx: Executor = db,
   ) {
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const row = await repo.insertToken(
-      {
-        id: newId(),
-        user_id: userId,
-        kind,
-        name,
-        token_hash: sha256(secret),
-        prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
-        created_at: clock.now(),
-        expires_at: expiresAt,
-      },
-      tx,
-    );
+    const row = await repo.insertToken(tx, {
+      id: newId(),
+      user_id: userId,
+      kind,
+      name,
+      token_hash: sha256(secret),
+      prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
+      created_at: clock.now(),
+      expires_at: expiresAt,
+    });
     return { row, secret };
   }
 
@@ -75,13 +72,15 @@ export function createIdentityService(deps: IdentityDeps) {
     return db.transaction().execute(async (tx) => {
       await repo.lockFirstUser(tx);
       const first = (await repo.countUsers(tx)) === 0;
+      const now = clock.now();
       const user = await repo.insertUser(tx, {
         id: newId(),
         email,
         display_name: input.display_name.trim(),
         password_hash: passwordHash,
         is_instance_admin: first,
-        now: clock.now(),
+        created_at: now,
+        updated_at: now,
       });
       if (!user) throw conflict('A user with this e-mail already exists');
       return user;
@@ -90,11 +89,11 @@ export function createIdentityService(deps: IdentityDeps) {
 
   async function access(actor: Actor, slug: string, permission: Permission, tx: Executor = db): Promise<WorkspaceAccess> {
     if (actor.isOperator) {
-      const ws = await repo.findWorkspaceBySlug(slug, tx);
+      const ws = await repo.findWorkspaceBySlug(tx, slug);
       if (!ws) throw notFound('Workspace');
       return { workspaceId: ws.id, slug: ws.slug, userId: actor.userId, role: 'admin' };
     }
-    const membership = await repo.findMembershipBySlug(slug, actor.userId, tx);
+    const membership = await repo.findMembershipBySlug(tx, slug, actor.userId);
     // Not a member looks exactly like "no such workspace": existence never leaks across workspaces.
     if (!membership) throw notFound('Workspace');
     if (!roleAllows(membership.role, permission)) throw forbidden();
@@ -118,7 +117,7 @@ export function createIdentityService(deps: IdentityDeps) {
       const email = normalizeEmail(input.email);
       await signInByEmail.assertAllowed(email, 'failed sign-ins for this e-mail');
       await signInByIp.assertAllowed(clientIp, 'failed sign-ins from this address');
-      const user = await repo.findUserByEmail(email);
+      const user = await repo.findUserByEmail(db, email);
       const ok = await verify(user?.password_hash ?? DUMMY_HASH, input.password);
       if (!user || !ok) {
         await Promise.all([signInByEmail.record(email), signInByIp.record(clientIp)]);
@@ -130,28 +129,28 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     async signOut(actor: Actor) {
-      await repo.revokeToken(actor.userId, actor.tokenId, null, clock.now());
+      await repo.revokeToken(db, actor.userId, actor.tokenId, null, clock.now());
     },
 
     async resolveToken(token: string): Promise<Actor | null> {
       if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
       const now = clock.now();
-      const row = await repo.findActiveToken(sha256(token), now);
+      const row = await repo.findActiveToken(db, sha256(token), now);
       if (!row) return null;
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOKEN_TOUCH_MS) {
-        await repo.touchToken(row.id, now);
+        await repo.touchToken(db, row.id, now);
       }
       return { userId: row.user_id, tokenId: row.id, isInstanceAdmin: row.is_instance_admin };
     },
 
     async me(actor: Actor) {
-      const user = await repo.findUserById(actor.userId);
+      const user = await repo.findUserById(db, actor.userId);
       if (!user) throw new AppError('unauthenticated', 'The user of this token no longer exists');
       return userView(user);
     },
 
     async listTokens(actor: Actor) {
-      return (await repo.listPersonalTokens(actor.userId, clock.now())).map(tokenView);
+      return (await repo.listPersonalTokens(db, actor.userId, clock.now())).map(tokenView);
     },
 
     async createToken(actor: Actor, input: { name: string; expires_in_days?: number }) {
@@ -161,13 +160,13 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     async deleteToken(actor: Actor, tokenId: string) {
-      if (!(await repo.revokeToken(actor.userId, tokenId, 'personal', clock.now()))) throw notFound('API token');
+      if (!(await repo.revokeToken(db, actor.userId, tokenId, 'personal', clock.now()))) throw notFound('API token');
     },
 
     async grantInstanceAdmin(email: string, value = true) {
-      const user = await repo.findUserByEmail(normalizeEmail(email));
+      const user = await repo.findUserByEmail(db, normalizeEmail(email));
       if (!user) throw notFound('User');
-      const updated = await repo.setInstanceAdmin(user.id, value, clock.now());
+      const updated = await repo.setInstanceAdmin(db, user.id, value, clock.now());
       return userView(updated!);
     },
 
@@ -179,7 +178,7 @@ export function createIdentityService(deps: IdentityDeps) {
     /** Throws 400 unless every id is a member of the workspace. */
     async assertMembers(tx: Executor, workspaceId: string, userIds: string[], path: string) {
       const unique = [...new Set(userIds)];
-      const found = new Set(await repo.membersAmong(workspaceId, unique, tx));
+      const found = new Set(await repo.membersAmong(tx, workspaceId, unique));
       const missing = unique.filter((id) => !found.has(id));
       if (missing.length) {
         throw new AppError('validation_failed', 'Assignees must be members of the workspace', [
@@ -190,20 +189,20 @@ export function createIdentityService(deps: IdentityDeps) {
 
     async listMembers(actor: Actor, slug: string) {
       const ws = await access(actor, slug, 'read');
-      return (await repo.listMembers(ws.workspaceId)).map(memberView);
+      return (await repo.listMembers(db, ws.workspaceId)).map(memberView);
     },
 
     async addMember(actor: Actor, slug: string, input: { email: string; role: Role }) {
       return db.transaction().execute(async (tx) => {
         const ws = await access(actor, slug, 'manage', tx);
-        const user = await repo.findUserByEmail(normalizeEmail(input.email), tx);
+        const user = await repo.findUserByEmail(tx, normalizeEmail(input.email));
         if (!user) throw notFound('User with this e-mail');
-        if (await repo.findMember(ws.workspaceId, user.id, tx)) throw conflict('This user is already a member');
+        if (await repo.findMember(tx, ws.workspaceId, user.id)) throw conflict('This user is already a member');
         await deps.planGate.assertCanAddMember(tx, ws.workspaceId);
         if (!(await repo.insertMember(tx, { workspace_id: ws.workspaceId, user_id: user.id, role: input.role, created_at: clock.now() }))) {
           throw conflict('This user is already a member');
         }
-        return memberView((await repo.findMember(ws.workspaceId, user.id, tx))!);
+        return memberView((await repo.findMember(tx, ws.workspaceId, user.id))!);
       });
     },
 
@@ -211,7 +210,7 @@ export function createIdentityService(deps: IdentityDeps) {
       return db.transaction().execute(async (tx) => {
         const ws = await access(actor, slug, 'manage', tx);
         const admins = await repo.lockAdmins(tx, ws.workspaceId);
-        const member = await repo.findMember(ws.workspaceId, userId, tx);
+        const member = await repo.findMember(tx, ws.workspaceId, userId);
         if (!member) throw notFound('Member');
         if (member.role === 'admin' && input.role !== 'admin' && admins.length <= 1) {
           throw conflict('The last admin of a workspace cannot be demoted');
@@ -226,7 +225,7 @@ export function createIdentityService(deps: IdentityDeps) {
         // Leaving a workspace yourself needs no manage right.
         const ws = await access(actor, slug, userId === actor.userId ? 'read' : 'manage', tx);
         const admins = await repo.lockAdmins(tx, ws.workspaceId);
-        const member = await repo.findMember(ws.workspaceId, userId, tx);
+        const member = await repo.findMember(tx, ws.workspaceId, userId);
         if (!member) throw notFound('Member');
         if (member.role === 'admin' && admins.length <= 1) throw conflict('The last admin of a workspace cannot be removed');
         await repo.deleteMember(tx, ws.workspaceId, userId);

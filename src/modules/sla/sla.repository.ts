@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import { type Insertable, sql, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import { trackerQueries } from './sla.trackers.repository.js';
-import type { HistoryKind, Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
+import type { Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
 
 export type SlaRepository = ReturnType<typeof slaRepository>;
 
@@ -28,7 +29,7 @@ export interface RuleRow {
 const LOCK_NAMESPACE = 0x51a;
 const lockKey = (workspaceId: string) => sql`${LOCK_NAMESPACE}::int4, hashtext(${workspaceId})`;
 
-export function slaRepository(db: Db) {
+export function slaRepository() {
   return {
     /**
      * Issue events take the workspace's SLA lock shared, policy changes take it exclusive: a recomputation after a
@@ -43,7 +44,7 @@ export function slaRepository(db: Db) {
 
     // ---- policies -----------------------------------------------------------------------------------------------
 
-    listPolicies(workspaceId: string, tx: Executor = db) {
+    listPolicies(tx: Executor, workspaceId: string) {
       return tx
         .selectFrom('sla_policies')
         .select(policyColumns)
@@ -53,13 +54,13 @@ export function slaRepository(db: Db) {
         .execute();
     },
 
-    findPolicy(workspaceId: string, policyId: string, tx: Executor = db, lock = false) {
+    findPolicy(tx: Executor, workspaceId: string, policyId: string, lock = false) {
       let q = tx.selectFrom('sla_policies').select(policyColumns).where('workspace_id', '=', workspaceId).where('id', '=', policyId);
       if (lock) q = q.forUpdate();
       return q.executeTakeFirst();
     },
 
-    listRules(workspaceId: string, policyIds: string[], tx: Executor = db) {
+    listRules(tx: Executor, workspaceId: string, policyIds: string[]) {
       if (!policyIds.length) return Promise.resolve([]);
       return tx
         .selectFrom('sla_rules')
@@ -69,14 +70,10 @@ export function slaRepository(db: Db) {
         .execute();
     },
 
-    insertPolicy(
-      tx: Executor,
-      p: { id: string; workspace_id: string; name: string; description: string; is_default: boolean; calendar_id: string | null; at_risk_percent: number | null; now: Date },
-    ) {
-      const { now, ...values } = p;
+    insertPolicy(tx: Executor, row: Insertable<Database['sla_policies']>) {
       return tx
         .insertInto('sla_policies')
-        .values({ ...values, created_at: now, updated_at: now })
+        .values(row)
         .returning(policyColumns)
         .executeTakeFirstOrThrow();
     },
@@ -85,9 +82,7 @@ export function slaRepository(db: Db) {
       tx: Executor,
       workspaceId: string,
       policyId: string,
-      patch: Partial<{ name: string; description: string; is_default: boolean; calendar_id: string | null; at_risk_percent: number | null }> & {
-        updated_at: Date;
-      },
+      patch: Omit<Updateable<Database['sla_policies']>, 'id' | 'workspace_id'>,
     ) {
       return tx
         .updateTable('sla_policies')
@@ -135,7 +130,7 @@ export function slaRepository(db: Db) {
 
     // ---- calendars ----------------------------------------------------------------------------------------------
 
-    listCalendars(workspaceId: string, tx: Executor = db) {
+    listCalendars(tx: Executor, workspaceId: string) {
       return tx
         .selectFrom('sla_calendars')
         .select(calendarColumns)
@@ -145,17 +140,17 @@ export function slaRepository(db: Db) {
         .execute();
     },
 
-    findCalendar(workspaceId: string, calendarId: string, tx: Executor = db, lock = false) {
+    findCalendar(tx: Executor, workspaceId: string, calendarId: string, lock = false) {
       let q = tx.selectFrom('sla_calendars').select(calendarColumns).where('workspace_id', '=', workspaceId).where('id', '=', calendarId);
       if (lock) q = q.forUpdate();
       return q.executeTakeFirst();
     },
 
-    insertCalendar(tx: Executor, c: CalendarValues & { id: string; workspace_id: string; now: Date }) {
-      const { now, working_hours, holidays, ...values } = c;
+    insertCalendar(tx: Executor, row: CalendarValues & Omit<Insertable<Database['sla_calendars']>, keyof CalendarValues>) {
+      const { working_hours, holidays, ...values } = row;
       return tx
         .insertInto('sla_calendars')
-        .values({ ...values, working_hours: JSON.stringify(working_hours), holidays: JSON.stringify(holidays), created_at: now, updated_at: now })
+        .values({ ...values, working_hours: JSON.stringify(working_hours), holidays: JSON.stringify(holidays) })
         .returning(calendarColumns)
         .executeTakeFirstOrThrow();
     },
@@ -201,7 +196,7 @@ export function slaRepository(db: Db) {
 
     async appendHistory(
       tx: Executor,
-      entries: { id: string; workspace_id: string; issue_id: string; at: Date; actor_id: string | null; kind: HistoryKind; from: unknown; to: unknown }[],
+      entries: (Omit<Insertable<Database['issue_history']>, 'from' | 'to'> & { from: unknown; to: unknown })[],
     ) {
       if (!entries.length) return;
       await tx
@@ -242,7 +237,7 @@ export function slaRepository(db: Db) {
       `.execute(tx);
     },
 
-    issueInProject(workspaceId: string, projectId: string, issueId: string, tx: Executor = db) {
+    issueInProject(tx: Executor, workspaceId: string, projectId: string, issueId: string) {
       return tx
         .selectFrom('issues')
         .select('id')
@@ -253,7 +248,7 @@ export function slaRepository(db: Db) {
         .then((r) => r !== undefined);
     },
 
-    listHistory(workspaceId: string, issueId: string, page: { offset: number; per_page: number }, tx: Executor = db) {
+    listHistory(tx: Executor, workspaceId: string, issueId: string, page: { offset: number; per_page: number }) {
       return tx
         .selectFrom('issue_history')
         .select(['id', 'at', 'actor_id', 'kind', 'from', 'to'])
@@ -266,7 +261,7 @@ export function slaRepository(db: Db) {
         .execute();
     },
 
-    async countHistory(workspaceId: string, issueId: string, tx: Executor = db) {
+    async countHistory(tx: Executor, workspaceId: string, issueId: string) {
       const row = await tx
         .selectFrom('issue_history')
         .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -276,6 +271,6 @@ export function slaRepository(db: Db) {
       return Number(row.n);
     },
 
-    ...trackerQueries(db),
+    ...trackerQueries(),
   };
 }

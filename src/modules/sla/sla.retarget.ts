@@ -138,7 +138,7 @@ export function createRetargeter(repo: SlaRepository) {
       else missing.add(row.calendar_id);
     }
     if (missing.size) {
-      for (const c of await repo.calendarsForClock([...new Set(workspaceIds)], [...missing], tx)) {
+      for (const c of await repo.calendarsForClock(tx, [...new Set(workspaceIds)], [...missing])) {
         const compiled = compileCalendar(c);
         if (cache.size >= CALENDAR_CACHE) cache.clear();
         cache.set(`${c.id}@${c.version}`, compiled);

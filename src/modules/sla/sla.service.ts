@@ -73,15 +73,15 @@ export function createSlaService(deps: SlaDeps) {
 
   async function withRules(workspaceId: string, policies: PolicyRow[], tx: Executor = db) {
     const rules = await repo.listRules(
+      tx,
       workspaceId,
       policies.map((p) => p.id),
-      tx,
     );
     return policies.map((p) => policyView(p, rules.filter((r) => r.policy_id === p.id)));
   }
 
   async function assertCalendarRef(tx: Executor, workspaceId: string, calendarId: string | null | undefined) {
-    if (calendarId && !(await repo.findCalendar(workspaceId, calendarId, tx))) {
+    if (calendarId && !(await repo.findCalendar(tx, workspaceId, calendarId))) {
       throw invalid('/calendar_id', 'is not an SLA calendar of this workspace');
     }
   }
@@ -103,7 +103,7 @@ export function createSlaService(deps: SlaDeps) {
 
   return {
     /** Trackers breached now, across every workspace (the `sla_trackers_breached` metric). */
-    countBreachedEverywhere: () => repo.countBreachedEverywhere(clock.now()),
+    countBreachedEverywhere: () => repo.countBreachedEverywhere(db, clock.now()),
 
     subscribe: slaEvents.subscribe,
 
@@ -114,7 +114,7 @@ export function createSlaService(deps: SlaDeps) {
 
     async listPolicies(actor: Actor, slug: string) {
       const ws = await identity.access(actor, slug, 'read');
-      return withRules(ws.workspaceId, await repo.listPolicies(ws.workspaceId));
+      return withRules(ws.workspaceId, await repo.listPolicies(db, ws.workspaceId));
     },
 
     async createPolicy(actor: Actor, slug: string, input: PolicyInput & { name: string }) {
@@ -134,7 +134,8 @@ export function createSlaService(deps: SlaDeps) {
           is_default: isDefault,
           calendar_id: input.calendar_id ?? null,
           at_risk_percent: input.at_risk_percent === undefined ? 75 : input.at_risk_percent,
-          now,
+          created_at: now,
+          updated_at: now,
         });
         const rules = ruleRows(input.rules ?? []);
         await repo.replaceRules(tx, ws.workspaceId, policy.id, rules);
@@ -150,7 +151,7 @@ export function createSlaService(deps: SlaDeps) {
         assertRules(input.rules);
         await assertCalendarRef(tx, ws.workspaceId, input.calendar_id);
         await repo.lockExclusive(tx, ws.workspaceId);
-        const current = await repo.findPolicy(ws.workspaceId, policyId, tx, true);
+        const current = await repo.findPolicy(tx, ws.workspaceId, policyId, true);
         if (!current) throw notFound('SLA policy');
         const now = clock.now();
         const defaultChanged = input.is_default !== undefined && input.is_default !== current.is_default;
@@ -177,7 +178,7 @@ export function createSlaService(deps: SlaDeps) {
       await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await repo.lockExclusive(tx, ws.workspaceId);
-        const policy = await repo.findPolicy(ws.workspaceId, policyId, tx, true);
+        const policy = await repo.findPolicy(tx, ws.workspaceId, policyId, true);
         if (!policy) throw notFound('SLA policy');
         const now = clock.now();
         // Its trackers go; projects that named it fall back to the default (the foreign key clears their column);
@@ -192,12 +193,12 @@ export function createSlaService(deps: SlaDeps) {
 
     async listCalendars(actor: Actor, slug: string) {
       const ws = await identity.access(actor, slug, 'read');
-      return (await repo.listCalendars(ws.workspaceId)).map(calendarView);
+      return (await repo.listCalendars(db, ws.workspaceId)).map(calendarView);
     },
 
     async getCalendar(actor: Actor, slug: string, calendarId: string) {
       const ws = await identity.access(actor, slug, 'read');
-      const calendar = await repo.findCalendar(ws.workspaceId, calendarId);
+      const calendar = await repo.findCalendar(db, ws.workspaceId, calendarId);
       if (!calendar) throw notFound('SLA calendar');
       return calendarView(calendar);
     },
@@ -214,7 +215,8 @@ export function createSlaService(deps: SlaDeps) {
           time_zone: input.time_zone,
           working_hours: sortWorkingHours(input.working_hours),
           holidays: holidayRows(input.holidays ?? []),
-          now: clock.now(),
+          created_at: clock.now(),
+          updated_at: clock.now(),
         });
         return calendarView(calendar);
       });
@@ -225,7 +227,7 @@ export function createSlaService(deps: SlaDeps) {
         const ws = await identity.access(actor, slug, 'manage', tx);
         assertCalendar(input);
         await repo.lockExclusive(tx, ws.workspaceId);
-        const current = await repo.findCalendar(ws.workspaceId, calendarId, tx, true);
+        const current = await repo.findCalendar(tx, ws.workspaceId, calendarId, true);
         if (!current) throw notFound('SLA calendar');
         const now = clock.now();
         const updated = await repo.updateCalendar(tx, ws.workspaceId, calendarId, {
@@ -248,7 +250,7 @@ export function createSlaService(deps: SlaDeps) {
       await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await repo.lockExclusive(tx, ws.workspaceId);
-        const calendar = await repo.findCalendar(ws.workspaceId, calendarId, tx, true);
+        const calendar = await repo.findCalendar(tx, ws.workspaceId, calendarId, true);
         if (!calendar) throw notFound('SLA calendar');
         if (await repo.calendarInUse(tx, ws.workspaceId, calendarId)) throw conflict('The calendar is used by an SLA policy');
         await repo.deleteCalendar(tx, ws.workspaceId, calendarId);
@@ -259,12 +261,12 @@ export function createSlaService(deps: SlaDeps) {
 
     async listHistory(actor: Actor, slug: string, projectId: string, issueId: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'read');
-      if (!(await repo.issueInProject(ws.workspaceId, projectId, issueId))) throw notFound('Issue');
-      const rows = await repo.listHistory(ws.workspaceId, issueId, page);
+      if (!(await repo.issueInProject(db, ws.workspaceId, projectId, issueId))) throw notFound('Issue');
+      const rows = await repo.listHistory(db, ws.workspaceId, issueId, page);
       const total =
         rows.length < page.per_page && (rows.length > 0 || page.offset === 0)
           ? page.offset + rows.length
-          : await repo.countHistory(ws.workspaceId, issueId);
+          : await repo.countHistory(db, ws.workspaceId, issueId);
       return pageOf(
         rows.map((r) => ({ id: r.id, at: iso(r.at), actor_id: r.actor_id, kind: r.kind, from: r.from ?? null, to: r.to ?? null })),
         total,
@@ -276,7 +278,7 @@ export function createSlaService(deps: SlaDeps) {
 
     async getIssueTracker(actor: Actor, slug: string, issueId: string) {
       const ws = await identity.access(actor, slug, 'read');
-      const found = await repo.findIssueTracker(ws.workspaceId, issueId);
+      const found = await repo.findIssueTracker(db, ws.workspaceId, issueId);
       if (!found) throw notFound('Issue');
       if (!found.tracker) throw new AppError('sla_not_applicable', 'No SLA policy or no rule for its priority applies to this issue');
       const row = found.tracker;
@@ -287,15 +289,15 @@ export function createSlaService(deps: SlaDeps) {
     async listBreached(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'read');
       const now = clock.now();
-      const rows = await repo.listBreached(ws.workspaceId, now, page);
-      return trackerPage(rows, ws.workspaceId, now, page, () => repo.countBreached(ws.workspaceId, now));
+      const rows = await repo.listBreached(db, ws.workspaceId, now, page);
+      return trackerPage(rows, ws.workspaceId, now, page, () => repo.countBreached(db, ws.workspaceId, now));
     },
 
     async listAtRisk(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'read');
       const now = clock.now();
-      const rows = await repo.listAtRisk(ws.workspaceId, now, page);
-      return trackerPage(rows, ws.workspaceId, now, page, () => repo.countAtRisk(ws.workspaceId, now));
+      const rows = await repo.listAtRisk(db, ws.workspaceId, now, page);
+      return trackerPage(rows, ws.workspaceId, now, page, () => repo.countAtRisk(db, ws.workspaceId, now));
     },
   };
 }

@@ -1,5 +1,6 @@
-import { type RawBuilder, sql } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import { type Insertable, type RawBuilder, sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
 import type { StoredPauses } from './sla.targets.js';
 
@@ -142,20 +143,30 @@ const viewJoins = sql`
   LEFT JOIN sla_rules r ON r.policy_id = t.policy_id AND r.priority = t.priority AND r.workspace_id = t.workspace_id
   LEFT JOIN sla_calendars c ON c.id = ap.calendar_id AND c.workspace_id = t.workspace_id`;
 
+/**
+ * At risk at `now` on the response target: running, unmet, past its at-risk instant and not yet breached. Written to
+ * match the per-target partial indexes of migration 0602.
+ */
+const responseAtRisk = (now: Date) => sql`
+  response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
+  AND response_breach_at > ${now} AND response_risk_at <= ${now}`;
+
+/** The same on the resolution target, leaving out trackers already at risk on their response (listed by that). */
+const resolutionAtRisk = (now: Date) => sql`
+  resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
+  AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
+  AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})`;
+
 const isoArray = (values: (Date | null)[]) => values.map((v) => (v === null ? null : v.toISOString()));
 
-export function trackerQueries(db: Db) {
+export function trackerQueries() {
   return {
     insertTrackerRow(
       tx: Executor,
-      row: {
-        id: string;
-        workspace_id: string;
-        issue_id: string;
+      row: Pick<Insertable<Database['sla_trackers']>, 'id' | 'workspace_id' | 'issue_id' | 'created_at'> & {
         responded_at: Date | null;
         resolved_at: Date | null;
         pauses: StoredPauses;
-        created_at: Date;
       },
     ) {
       return tx
@@ -296,7 +307,7 @@ export function trackerQueries(db: Db) {
     },
 
     /** Calendars by id, for the clock (the service caches them by id and version). */
-    calendarsForClock(workspaceIds: string[], calendarIds: string[], tx: Executor = db): Promise<CalendarRowForClock[]> {
+    calendarsForClock(tx: Executor, workspaceIds: string[], calendarIds: string[]): Promise<CalendarRowForClock[]> {
       if (!calendarIds.length) return Promise.resolve([]);
       return tx
         .selectFrom('sla_calendars')
@@ -307,7 +318,7 @@ export function trackerQueries(db: Db) {
     },
 
     /** The issue (scoped by workspace) and its applicable tracker, if any: `undefined` when the issue does not exist. */
-    async findIssueTracker(workspaceId: string, issueId: string, tx: Executor = db): Promise<{ tracker: TrackerViewRow | null } | undefined> {
+    async findIssueTracker(tx: Executor, workspaceId: string, issueId: string): Promise<{ tracker: TrackerViewRow | null } | undefined> {
       const { rows } = await sql<TrackerViewRow & { issue_exists: string }>`
         SELECT i.id AS issue_exists, ${viewSelect}
         FROM issues i
@@ -325,7 +336,7 @@ export function trackerQueries(db: Db) {
      * Trackers with a breach before `now`, the oldest breach (most overdue) first. The page is cut from the partial
      * index alone (an index-only scan, so a deep offset skips index entries, not rows), then only its rows are joined.
      */
-    async listBreached(workspaceId: string, now: Date, page: { offset: number; per_page: number }, tx: Executor = db) {
+    async listBreached(tx: Executor, workspaceId: string, now: Date, page: { offset: number; per_page: number }) {
       const { rows } = await sql<TrackerViewRow>`
         SELECT ${viewSelect}
         FROM (
@@ -339,7 +350,7 @@ export function trackerQueries(db: Db) {
       return rows;
     },
 
-    async countBreached(workspaceId: string, now: Date, tx: Executor = db) {
+    async countBreached(tx: Executor, workspaceId: string, now: Date) {
       const row = await tx
         .selectFrom('sla_trackers')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -354,21 +365,16 @@ export function trackerQueries(db: Db) {
      * at-risk share and not its target. Two index range scans (one per target, from `now` on), merged; a tracker at
      * risk on both targets comes once, by its response target (the sooner).
      */
-    async listAtRisk(workspaceId: string, now: Date, page: { offset: number; per_page: number }, tx: Executor = db) {
+    async listAtRisk(tx: Executor, workspaceId: string, now: Date, page: { offset: number; per_page: number }) {
       const upTo = page.offset + page.per_page;
       const { rows } = await sql<TrackerViewRow>`
         SELECT ${viewSelect}
         FROM (
           SELECT id, key FROM (
-            (SELECT id, response_breach_at AS key FROM sla_trackers
-             WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
-               AND response_breach_at > ${now} AND response_risk_at <= ${now}
+            (SELECT id, response_breach_at AS key FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${responseAtRisk(now)}
              ORDER BY response_breach_at, id LIMIT ${upTo})
             UNION ALL
-            (SELECT id, resolution_breach_at AS key FROM sla_trackers
-             WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
-               AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
-               AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})
+            (SELECT id, resolution_breach_at AS key FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${resolutionAtRisk(now)}
              ORDER BY resolution_breach_at, id LIMIT ${upTo})
           ) both_targets
           ORDER BY key, id OFFSET ${page.offset} LIMIT ${page.per_page}
@@ -379,22 +385,16 @@ export function trackerQueries(db: Db) {
       return rows;
     },
 
-    async countAtRisk(workspaceId: string, now: Date, tx: Executor = db) {
+    async countAtRisk(tx: Executor, workspaceId: string, now: Date) {
       const { rows } = await sql<{ n: number }>`
         SELECT
-          (SELECT count(*) FROM sla_trackers
-           WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
-             AND response_breach_at > ${now} AND response_risk_at <= ${now})
-          +
-          (SELECT count(*) FROM sla_trackers
-           WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
-             AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
-             AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})) AS n`.execute(tx);
+          (SELECT count(*) FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${responseAtRisk(now)})
+          + (SELECT count(*) FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${resolutionAtRisk(now)}) AS n`.execute(tx);
       return Number(rows[0]!.n);
     },
 
     /** Every workspace at once, for the metrics: one number, no tenant data. */
-    async countBreachedEverywhere(now: Date, tx: Executor = db) {
+    async countBreachedEverywhere(tx: Executor, now: Date) {
       const row = await tx
         .selectFrom('sla_trackers')
         .select((eb) => eb.fn.countAll<number>().as('n'))

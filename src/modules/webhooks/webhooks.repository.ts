@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { AttemptLogEntry } from '../../db/tables/webhooks.js';
 
 export type WebhooksRepository = ReturnType<typeof webhooksRepository>;
@@ -46,18 +47,24 @@ export interface ClaimedDelivery {
   event_created_at: Date;
 }
 
-export function webhooksRepository(db: Executor) {
+/** The outcome of one attempt: the delivery's status, next due time and success time, and the entry its log gains. */
+export type AttemptRecord = Required<Pick<Updateable<Database['webhook_deliveries']>, 'id' | 'workspace_id' | 'status' | 'next_attempt_at' | 'succeeded_at'>> & {
+  entry: AttemptLogEntry;
+};
+
+export function webhooksRepository() {
   return {
     // ---- events (the outbox) ----
 
-    async insertEvent(tx: Executor, row: { id: string; workspace_id: string; type: string; data: unknown; created_at: Date }): Promise<void> {
+    /** `data` is stored as its JSON text. */
+    async insertEvent(tx: Executor, row: Omit<Insertable<Database['events']>, 'data'> & { data: unknown }): Promise<void> {
       await tx
         .insertInto('events')
         .values({ ...row, data: JSON.stringify(row.data) })
         .execute();
     },
 
-    async listEvents(workspaceId: string, tx: Executor = db) {
+    async listEvents(tx: Executor, workspaceId: string) {
       return tx.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
     },
 
@@ -73,51 +80,50 @@ export function webhooksRepository(db: Executor) {
       return rows.map((r) => r.id);
     },
 
-    async insertDeliveries(
-      tx: Executor,
-      rows: { id: string; workspace_id: string; webhook_id: string; event_id: string; event_type: string; next_attempt_at: Date; created_at: Date }[],
-    ): Promise<void> {
+    async insertDeliveries(tx: Executor, rows: Insertable<Database['webhook_deliveries']>[]): Promise<void> {
       if (rows.length) await tx.insertInto('webhook_deliveries').values(rows).execute();
     },
 
     // ---- endpoints ----
+
+    /** Locks the workspace's row: endpoint creations of one workspace then run one at a time, so the cap holds. */
+    async lockWorkspace(tx: Executor, workspaceId: string): Promise<void> {
+      await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().executeTakeFirst();
+    },
 
     async countEndpoints(tx: Executor, workspaceId: string): Promise<number> {
       const row = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
       return row.n;
     },
 
-    async insertEndpoint(
-      tx: Executor,
-      row: { id: string; workspace_id: string; url: string; description: string | null; event_types: string[]; secret: string; created_at: Date; updated_at: Date },
-    ) {
+    async insertEndpoint(tx: Executor, row: Insertable<Database['webhook_endpoints']>) {
       return tx.insertInto('webhook_endpoints').values(row).returning(endpointColumns).executeTakeFirstOrThrow();
     },
 
-    async listEndpoints(workspaceId: string, tx: Executor = db) {
+    async listEndpoints(tx: Executor, workspaceId: string) {
       return tx.selectFrom('webhook_endpoints').select(endpointColumns).where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
     },
 
-    async findEndpoint(workspaceId: string, id: string, tx: Executor = db) {
+    async findEndpoint(tx: Executor, workspaceId: string, id: string) {
       return tx.selectFrom('webhook_endpoints').select(endpointColumns).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The endpoint's current secret, its row locked for the rotation that follows. */
+    async lockSecret(tx: Executor, workspaceId: string, id: string) {
+      return tx
+        .selectFrom('webhook_endpoints')
+        .select('secret')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
     },
 
     async updateEndpoint(
       tx: Executor,
       workspaceId: string,
       id: string,
-      patch: {
-        url?: string;
-        description?: string | null;
-        event_types?: string[];
-        is_active?: boolean;
-        disabled_reason?: null;
-        consecutive_failures?: number;
-        secret?: string;
-        previous_secret?: string | null;
-        previous_secret_expires_at?: Date | null;
-        updated_at: Date;
-      },
+      patch: Omit<Updateable<Database['webhook_endpoints']>, 'id' | 'workspace_id' | 'created_at'>,
     ) {
       return tx
         .updateTable('webhook_endpoints')
@@ -135,12 +141,12 @@ export function webhooksRepository(db: Executor) {
 
     /** After a final outcome: a success resets the failure streak; a failure grows it and may disable the endpoint. */
     async recordEndpointOutcome(
+      tx: Executor,
       workspaceId: string,
       id: string,
       outcome: 'succeeded' | 'failed' | 'gone',
       disableAfter: number,
       now: Date,
-      tx: Executor = db,
     ): Promise<void> {
       const q = tx.updateTable('webhook_endpoints').where('workspace_id', '=', workspaceId).where('id', '=', id);
       if (outcome === 'succeeded') {
@@ -161,7 +167,7 @@ export function webhooksRepository(db: Executor) {
 
     // ---- deliveries ----
 
-    async listDeliveries(workspaceId: string, webhookId: string, status: string | undefined, offset: number, limit: number, tx: Executor = db) {
+    async listDeliveries(tx: Executor, workspaceId: string, webhookId: string, status: string | undefined, offset: number, limit: number) {
       let q = tx.selectFrom('webhook_deliveries as d').where('d.workspace_id', '=', workspaceId).where('d.webhook_id', '=', webhookId);
       if (status) q = q.where('d.status', '=', status as 'pending');
       const [rows, count] = await Promise.all([
@@ -171,7 +177,7 @@ export function webhooksRepository(db: Executor) {
       return { rows, total: count.n };
     },
 
-    async findDelivery(workspaceId: string, webhookId: string, id: string, tx: Executor = db) {
+    async findDelivery(tx: Executor, workspaceId: string, webhookId: string, id: string) {
       return tx
         .selectFrom('webhook_deliveries as d')
         .innerJoin('events as e', (j) => j.onRef('e.workspace_id', '=', 'd.workspace_id').onRef('e.id', '=', 'd.event_id'))
@@ -198,7 +204,7 @@ export function webhooksRepository(db: Executor) {
      * stays locked afterwards: the HTTP call happens outside any transaction, and a delivery whose instance died
      * mid-attempt is due again when the lease ends. `ids` claims those deliveries only (ping, redeliver), due or not.
      */
-    async claim(now: Date, leaseUntil: Date, limit: number, only?: { workspaceId: string; ids: string[] }): Promise<ClaimedDelivery[]> {
+    async claim(tx: Executor, now: Date, leaseUntil: Date, limit: number, only?: { workspaceId: string; ids: string[] }): Promise<ClaimedDelivery[]> {
       const due = only
         ? sql`d2.workspace_id = ${only.workspaceId} AND d2.id IN (${sql.join(only.ids)}) AND d2.status = 'pending'`
         : sql`d2.status = 'pending' AND d2.next_attempt_at <= ${now} AND e2.is_active`;
@@ -217,36 +223,33 @@ export function webhooksRepository(db: Executor) {
           AND ev.workspace_id = d.workspace_id AND ev.id = d.event_id
         RETURNING d.id, d.workspace_id, d.webhook_id, d.attempts, e.url, e.secret, e.previous_secret,
                   e.previous_secret_expires_at, e.consecutive_failures, ev.id AS event_id, ev.type AS event_type, ev.data AS event_data,
-                  ev.created_at AS event_created_at`.execute(db);
+                  ev.created_at AS event_created_at`.execute(tx);
       return rows;
     },
 
     /**
      * The outcomes of attempts, in one statement: `succeeded` or `failed` end a delivery, `pending` waits for `nextAt`.
      */
-    async recordAttempts(
-      results: { workspaceId: string; id: string; status: 'pending' | 'succeeded' | 'failed'; nextAt: Date | null; entry: AttemptLogEntry; now: Date }[],
-      tx: Executor = db,
-    ): Promise<void> {
+    async recordAttempts(tx: Executor, results: AttemptRecord[]): Promise<void> {
       if (results.length === 0) return;
       const values = results.map(
         (r) =>
-          sql`(${r.id}::uuid, ${r.workspaceId}::uuid, ${r.status}, ${r.nextAt}::timestamptz, ${r.entry.status_code}::integer, ${r.entry.error}::text,
-               ${JSON.stringify([r.entry])}::jsonb, ${r.now}::timestamptz)`,
+          sql`(${r.id}::uuid, ${r.workspace_id}::uuid, ${r.status}, ${r.next_attempt_at}::timestamptz, ${r.entry.status_code}::integer, ${r.entry.error}::text,
+               ${JSON.stringify([r.entry])}::jsonb, ${r.succeeded_at}::timestamptz)`,
       );
       await sql`
         UPDATE webhook_deliveries d
         SET status = v.status, next_attempt_at = v.next_at, last_status_code = v.code, last_error = v.err,
             attempt_log = d.attempt_log || v.entry,
-            succeeded_at = CASE WHEN v.status = 'succeeded' THEN v.now ELSE d.succeeded_at END
-        FROM (VALUES ${sql.join(values)}) AS v(id, workspace_id, status, next_at, code, err, entry, now)
+            succeeded_at = coalesce(v.succeeded_at, d.succeeded_at)
+        FROM (VALUES ${sql.join(values)}) AS v(id, workspace_id, status, next_at, code, err, entry, succeeded_at)
         WHERE d.id = v.id AND d.workspace_id = v.workspace_id`.execute(tx);
     },
 
-    /** Deletes events (and with them their deliveries) recorded before `before`, a batch at a time. */
-    async deleteEventsBefore(before: Date, batch: number): Promise<number> {
+    /** Deletes events of every workspace (and with them their deliveries) recorded before `before`, a batch at a time. */
+    async deleteEventsBefore(tx: Executor, before: Date, batch: number): Promise<number> {
       const res = await sql`
-        DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ${before} ORDER BY created_at LIMIT ${batch})`.execute(db);
+        DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ${before} ORDER BY created_at LIMIT ${batch})`.execute(tx);
       return Number(res.numAffectedRows ?? 0);
     },
   };

@@ -62,7 +62,7 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
   }
 
   async function endpointOf(workspaceId: string, id: string) {
-    const endpoint = await repo.findEndpoint(workspaceId, id);
+    const endpoint = await repo.findEndpoint(db, workspaceId, id);
     if (!endpoint) throw notFound('Webhook');
     return endpoint;
   }
@@ -80,7 +80,7 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
       const now = clock.now();
       const endpoint = await db.transaction().execute(async (tx) => {
         // Serialise creations per workspace so the cap holds under concurrency.
-        await tx.selectFrom('workspaces').select('id').where('id', '=', ws.workspaceId).forUpdate().executeTakeFirst();
+        await repo.lockWorkspace(tx, ws.workspaceId);
         if ((await repo.countEndpoints(tx, ws.workspaceId)) >= MAX_ENDPOINTS_PER_WORKSPACE) {
           throw conflict(`A workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints`);
         }
@@ -100,7 +100,7 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
 
     async list(actor: Actor, slug: string) {
       const ws = await adminOf(actor, slug);
-      return (await repo.listEndpoints(ws.workspaceId)).map(endpointView);
+      return (await repo.listEndpoints(db, ws.workspaceId)).map(endpointView);
     },
 
     async get(actor: Actor, slug: string, id: string) {
@@ -134,13 +134,7 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
       const ws = await adminOf(actor, slug);
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
-        const current = await tx
-          .selectFrom('webhook_endpoints')
-          .select('secret')
-          .where('workspace_id', '=', ws.workspaceId)
-          .where('id', '=', id)
-          .forUpdate()
-          .executeTakeFirst();
+        const current = await repo.lockSecret(tx, ws.workspaceId, id);
         if (!current) throw notFound('Webhook');
         const secret = newSecret();
         await repo.updateEndpoint(tx, ws.workspaceId, id, {
@@ -173,19 +167,19 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
         ]);
       });
       await worker.sendNow(ws.workspaceId, [deliveryId]);
-      return deliveryDetailView((await repo.findDelivery(ws.workspaceId, id, deliveryId))!);
+      return deliveryDetailView((await repo.findDelivery(db, ws.workspaceId, id, deliveryId))!);
     },
 
     async listDeliveries(actor: Actor, slug: string, id: string, query: PageQuery & { status?: string }) {
       const ws = await adminOf(actor, slug);
       await endpointOf(ws.workspaceId, id);
-      const { rows, total } = await repo.listDeliveries(ws.workspaceId, id, query.status, query.offset, query.per_page);
+      const { rows, total } = await repo.listDeliveries(db, ws.workspaceId, id, query.status, query.offset, query.per_page);
       return pageOf(rows.map(deliveryView), total, query);
     },
 
     async getDelivery(actor: Actor, slug: string, id: string, deliveryId: string) {
       const ws = await adminOf(actor, slug);
-      const delivery = await repo.findDelivery(ws.workspaceId, id, deliveryId);
+      const delivery = await repo.findDelivery(db, ws.workspaceId, id, deliveryId);
       if (!delivery) throw notFound('Delivery');
       return deliveryDetailView(delivery);
     },
@@ -193,11 +187,11 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
     /** Sends the delivery's event again at once, with the same `webhook-id`; answers the delivery after the attempt. */
     async redeliver(actor: Actor, slug: string, id: string, deliveryId: string) {
       const ws = await adminOf(actor, slug);
-      const delivery = await repo.findDelivery(ws.workspaceId, id, deliveryId);
+      const delivery = await repo.findDelivery(db, ws.workspaceId, id, deliveryId);
       if (!delivery) throw notFound('Delivery');
       await repo.rearm(db, ws.workspaceId, deliveryId, clock.now());
       await worker.sendNow(ws.workspaceId, [deliveryId]);
-      const after = await repo.findDelivery(ws.workspaceId, id, deliveryId);
+      const after = await repo.findDelivery(db, ws.workspaceId, id, deliveryId);
       if (!after) throw new AppError('not_found', 'Delivery not found');
       return deliveryDetailView(after);
     },

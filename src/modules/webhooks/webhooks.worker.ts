@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { WebhookConfig } from '../../config/config.js';
+import type { Db } from '../../db/database.js';
 import type { Clock } from '../../kernel/clock.js';
 import { type Metrics, NO_METRICS } from '../../kernel/metrics.js';
 import { classify, nextAttemptAt, parseRetryAfter } from './webhooks.domain.js';
@@ -8,6 +9,7 @@ import type { Sender } from './webhooks.sender.js';
 import { eventBody } from './webhooks.views.js';
 
 export interface WorkerDeps {
+  db: Db;
   repo: WebhooksRepository;
   clock: Clock;
   sender: Sender;
@@ -36,7 +38,7 @@ export function signatures(delivery: Pick<ClaimedDelivery, 'secret' | 'previous_
  * transaction, then records the outcome. Runs of one process are serialised; `wake()` asks for a run soon (after a
  * commit that created deliveries), the periodic job is the fallback.
  */
-export function createWorker({ repo, clock, sender, config, wallClock = () => new Date(), log, metrics = NO_METRICS }: WorkerDeps) {
+export function createWorker({ db, repo, clock, sender, config, wallClock = () => new Date(), log, metrics = NO_METRICS }: WorkerDeps) {
   const attempts = metrics.counter('webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']);
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
@@ -72,12 +74,13 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
     return {
       delivery: d,
       endpoint,
+      now,
       record: {
-        workspaceId: d.workspace_id,
+        workspace_id: d.workspace_id,
         id: d.id,
         status,
-        nextAt: next,
-        now,
+        next_attempt_at: next,
+        succeeded_at: status === 'succeeded' ? now : null,
         entry: { at: now.toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, error: outcome.kind === 'failure' ? outcome.error : null },
       },
     };
@@ -86,13 +89,13 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
   /** Sends the claimed deliveries in parallel, then records every outcome in one statement. */
   async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
     const done = await Promise.all(claimed.map((d) => attempt(d, manual)));
-    await repo.recordAttempts(done.map((x) => x.record));
+    await repo.recordAttempts(db, done.map((x) => x.record));
     for (const x of done) {
       // succeeded, retrying (pending) or failed (final); never tenant data in labels
       attempts.inc({ outcome: x.record.status === 'pending' ? 'retrying' : x.record.status });
     }
     for (const x of done) {
-      if (x.endpoint) await repo.recordEndpointOutcome(x.delivery.workspace_id, x.delivery.webhook_id, x.endpoint, config.disableAfter, x.record.now);
+      if (x.endpoint) await repo.recordEndpointOutcome(db, x.delivery.workspace_id, x.delivery.webhook_id, x.endpoint, config.disableAfter, x.now);
     }
   }
 
@@ -100,7 +103,7 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
     let sent = 0;
     for (;;) {
       const now = clock.now();
-      const claimed = await repo.claim(now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), BATCH);
+      const claimed = await repo.claim(db, now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), BATCH);
       if (claimed.length === 0) return sent;
       await attemptAll(claimed, false).catch((err: unknown) =>
         log?.warn({ err, deliveries: claimed.map((d) => d.id) }, 'webhook attempts could not be recorded; they are retried after their lease'),
@@ -124,7 +127,7 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
     sendNow: (workspaceId: string, ids: string[]) =>
       serial(async () => {
         const now = clock.now();
-        const claimed = await repo.claim(now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), ids.length, { workspaceId, ids });
+        const claimed = await repo.claim(db, now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), ids.length, { workspaceId, ids });
         await attemptAll(claimed, true);
       }),
 
@@ -150,7 +153,7 @@ export function createWorker({ repo, clock, sender, config, wallClock = () => ne
       const before = new Date(clock.now().getTime() - config.retentionDays * 86_400_000);
       let deleted = 0;
       for (;;) {
-        const n = await repo.deleteEventsBefore(before, 5_000);
+        const n = await repo.deleteEventsBefore(db, before, 5_000);
         deleted += n;
         if (n < 5_000) return deleted;
       }

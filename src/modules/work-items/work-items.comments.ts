@@ -14,7 +14,7 @@ export function createCommentsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
     async listComments(actor: Actor, slug: string, projectId: string, issueId: string) {
       const ws = await identity.access(actor, slug, 'read');
       await issueOf(repo, ws.workspaceId, projectId, issueId, db);
-      return (await repo.listComments(issueId)).map(commentView);
+      return (await repo.listComments(db, ws.workspaceId, issueId)).map(commentView);
     },
 
     async createComment(actor: Actor, slug: string, projectId: string, issueId: string, input: { body: string }) {

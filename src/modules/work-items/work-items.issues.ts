@@ -35,7 +35,7 @@ export async function issueOf(
   tx: Executor,
   lock = false,
 ) {
-  const issue = await repo.findIssue(workspaceId, issueId, tx, lock);
+  const issue = await repo.findIssue(tx, workspaceId, issueId, lock);
   if (!issue || issue.project_id !== projectId) throw notFound('Issue');
   return issue;
 }
@@ -72,7 +72,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
 
     /** For other modules: the issue of a workspace, or 404. */
     async findIssue(tx: Executor, workspaceId: string, issueId: string) {
-      const issue = await repo.findIssue(workspaceId, issueId, tx);
+      const issue = await repo.findIssue(tx, workspaceId, issueId);
       if (!issue) throw notFound('Issue');
       return issue;
     },
@@ -92,6 +92,8 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         conditions.push(...(await provider({ tx: db, workspaceId: ws.workspaceId, projectId, query })));
       }
       const { rows, total } = await repo.listIssues(
+        db,
+        ws.workspaceId,
         projectId,
         {
           stateGroups: parseList(query.state_group, STATE_GROUPS, 'state_group'),
@@ -114,8 +116,8 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         const ws = await identity.access(actor, slug, 'write_items', tx);
         await projectOf(repo, ws.workspaceId, projectId, tx);
         const state = input.state_id
-          ? await stateOf(repo, projectId, input.state_id, tx, '/state_id')
-          : await repo.defaultState(projectId, tx);
+          ? await stateOf(repo, ws.workspaceId, projectId, input.state_id, tx, '/state_id')
+          : await repo.defaultState(tx, ws.workspaceId, projectId);
         if (!state) throw conflict('The project has no states');
         const assignees = [...new Set(input.assignee_ids ?? [])];
         await identity.assertMembers(tx, ws.workspaceId, assignees, '/assignee_ids');
@@ -124,7 +126,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
           id: newId(),
           workspace_id: ws.workspaceId,
           project_id: projectId,
-          sequence_id: await repo.nextSequenceId(tx, projectId),
+          sequence_id: await repo.nextSequenceId(tx, ws.workspaceId, projectId),
           name: input.name.trim(),
           description: input.description ?? '',
           state_id: state.id,
@@ -159,7 +161,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         const ws = await identity.access(actor, slug, 'write_items', tx);
         const before = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
         const now = clock.now();
-        const patch: Parameters<WorkItemsRepository['updateIssue']>[2] = { updated_at: now };
+        const patch: Parameters<WorkItemsRepository['updateIssue']>[3] = { updated_at: now };
         if (input.name !== undefined) patch.name = input.name.trim();
         if (input.description !== undefined) patch.description = input.description;
         if (input.priority !== undefined) patch.priority = input.priority;
@@ -168,13 +170,13 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
           await identity.assertMembers(tx, ws.workspaceId, patch.assignee_ids, '/assignee_ids');
         }
         if (input.state_id !== undefined && input.state_id !== before.state_id) {
-          const state = await stateOf(repo, projectId, input.state_id, tx, '/state_id');
+          const state = await stateOf(repo, ws.workspaceId, projectId, input.state_id, tx, '/state_id');
           patch.state_id = state.id;
           patch.state_group = state.group;
           if (state.group === 'completed') patch.completed_at = before.completed_at ?? now;
           else patch.completed_at = null;
         }
-        const after = await repo.updateIssue(tx, issueId, patch);
+        const after = await repo.updateIssue(tx, ws.workspaceId, issueId, patch);
         if (after.priority !== before.priority || after.state_id !== before.state_id) {
           await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after), actorId: actor.userId });
         }
@@ -194,7 +196,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         const issue = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
         await events.publish(tx, { type: 'issue.deleted', at: clock.now(), issue: issueSnapshot(issue) });
         await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.deleted', data: issueView(issue) });
-        await repo.deleteIssue(tx, issueId);
+        await repo.deleteIssue(tx, ws.workspaceId, issueId);
       });
     },
   };

@@ -10,7 +10,7 @@ import { projectView } from './work-items.views.js';
 
 /** The project of a workspace (optionally locked), or 404. */
 export async function projectOf(repo: Pick<WorkItemsRepository, 'findProject'>, workspaceId: string, projectId: string, tx: Executor, lock = false) {
-  const project = await repo.findProject(workspaceId, projectId, tx, lock);
+  const project = await repo.findProject(tx, workspaceId, projectId, lock);
   if (!project) throw notFound('Project');
   return project;
 }
@@ -27,7 +27,7 @@ export function createProjectsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
 
     async listProjects(actor: Actor, slug: string) {
       const ws = await identity.access(actor, slug, 'read');
-      return (await repo.listProjects(ws.workspaceId)).map(projectView);
+      return (await repo.listProjects(db, ws.workspaceId)).map(projectView);
     },
 
     async createProject(
@@ -48,7 +48,8 @@ export function createProjectsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
           description: input.description ?? '',
           sla_policy_id: null,
           created_by: actor.userId,
-          now,
+          created_at: now,
+          updated_at: now,
         });
         if (!project) throw conflict('A project with this identifier already exists in the workspace');
         await repo.insertStates(
@@ -71,7 +72,7 @@ export function createProjectsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
             projectId: project.id,
             policyId: input.sla_policy_id,
           });
-          return projectView(await repo.updateProject(tx, project.id, { sla_policy_id: input.sla_policy_id, updated_at: now }));
+          return projectView(await repo.updateProject(tx, ws.workspaceId, project.id, { sla_policy_id: input.sla_policy_id, updated_at: now }));
         }
         return projectView(project);
       });
@@ -93,7 +94,7 @@ export function createProjectsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
           const ws = await identity.access(actor, slug, 'manage', tx);
           const project = await projectOf(repo, ws.workspaceId, projectId, tx, true);
           const now = clock.now();
-          const updated = await repo.updateProject(tx, project.id, {
+          const updated = await repo.updateProject(tx, ws.workspaceId, project.id, {
             ...(input.name !== undefined && { name: input.name.trim() }),
             ...(input.identifier !== undefined && { identifier: input.identifier }),
             ...(input.description !== undefined && { description: input.description }),
@@ -122,7 +123,7 @@ export function createProjectsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
       await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await projectOf(repo, ws.workspaceId, projectId, tx, true);
-        await repo.deleteProject(tx, projectId);
+        await repo.deleteProject(tx, ws.workspaceId, projectId);
       });
     },
   };

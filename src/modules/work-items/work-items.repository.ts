@@ -1,5 +1,5 @@
-import { type ExpressionBuilder, type Expression, type SqlBool, sql } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import { type ExpressionBuilder, type Expression, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
 
@@ -51,22 +51,18 @@ export interface IssueListFilter {
   order?: { key: IssueSortKey; desc: boolean };
 }
 
-export function workItemsRepository(db: Db) {
+export function workItemsRepository() {
   return {
-    insertProject(
-      tx: Executor,
-      p: { id: string; workspace_id: string; name: string; identifier: string; description: string; sla_policy_id: string | null; created_by: string; now: Date },
-    ) {
-      const { now, ...values } = p;
+    insertProject(tx: Executor, p: Insertable<Database['projects']>) {
       return tx
         .insertInto('projects')
-        .values({ ...values, created_at: now, updated_at: now })
+        .values(p)
         .onConflict((oc) => oc.columns(['workspace_id', 'identifier']).doNothing())
         .returning(projectColumns)
         .executeTakeFirst();
     },
 
-    listProjects(workspaceId: string, tx: Executor = db) {
+    listProjects(tx: Executor, workspaceId: string) {
       return tx
         .selectFrom('projects')
         .select(projectColumns)
@@ -76,7 +72,7 @@ export function workItemsRepository(db: Db) {
         .execute();
     },
 
-    findProject(workspaceId: string, projectId: string, tx: Executor = db, lock = false) {
+    findProject(tx: Executor, workspaceId: string, projectId: string, lock = false) {
       let q = tx.selectFrom('projects').select(projectColumns).where('workspace_id', '=', workspaceId).where('id', '=', projectId);
       if (lock) q = q.forUpdate();
       return q.executeTakeFirst();
@@ -84,58 +80,65 @@ export function workItemsRepository(db: Db) {
 
     updateProject(
       tx: Executor,
+      workspaceId: string,
       projectId: string,
-      patch: Partial<{ name: string; identifier: string; description: string; sla_policy_id: string | null }> & { updated_at: Date },
+      patch: Pick<Updateable<Database['projects']>, 'name' | 'identifier' | 'description' | 'sla_policy_id' | 'updated_at'>,
     ) {
-      return tx.updateTable('projects').set(patch).where('id', '=', projectId).returning(projectColumns).executeTakeFirstOrThrow();
+      return tx
+        .updateTable('projects')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', projectId)
+        .returning(projectColumns)
+        .executeTakeFirstOrThrow();
     },
 
-    deleteProject(tx: Executor, projectId: string) {
-      return tx.deleteFrom('projects').where('id', '=', projectId).execute();
+    deleteProject(tx: Executor, workspaceId: string, projectId: string) {
+      return tx.deleteFrom('projects').where('workspace_id', '=', workspaceId).where('id', '=', projectId).execute();
     },
 
-    nextSequenceId(tx: Executor, projectId: string) {
+    nextSequenceId(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .updateTable('projects')
         .set((eb) => ({ issue_seq: eb('issue_seq', '+', 1) }))
+        .where('workspace_id', '=', workspaceId)
         .where('id', '=', projectId)
         .returning('issue_seq')
         .executeTakeFirstOrThrow()
         .then((r) => r.issue_seq);
     },
 
-    insertStates(
-      tx: Executor,
-      states: {
-        id: string;
-        workspace_id: string;
-        project_id: string;
-        name: string;
-        group: StateGroup;
-        color: string;
-        sequence: number;
-        is_default: boolean;
-        pauses_sla?: boolean;
-        created_at: Date;
-        updated_at: Date;
-      }[],
-    ) {
+    insertStates(tx: Executor, states: Insertable<Database['states']>[]) {
       return tx.insertInto('states').values(states).onConflict((oc) => oc.doNothing()).returning(stateColumns).execute();
     },
 
-    listStates(projectId: string, tx: Executor = db) {
-      return tx.selectFrom('states').select(stateColumns).where('project_id', '=', projectId).orderBy('sequence').orderBy('id').execute();
-    },
-
-    findState(projectId: string, stateId: string, tx: Executor = db) {
-      return tx.selectFrom('states').select(stateColumns).where('project_id', '=', projectId).where('id', '=', stateId).executeTakeFirst();
-    },
-
-    /** The state a new issue gets: the default one, else the first backlog state, else the first state. */
-    defaultState(projectId: string, tx: Executor = db) {
+    listStates(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('states')
         .select(stateColumns)
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .orderBy('sequence')
+        .orderBy('id')
+        .execute();
+    },
+
+    findState(tx: Executor, workspaceId: string, projectId: string, stateId: string) {
+      return tx
+        .selectFrom('states')
+        .select(stateColumns)
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where('id', '=', stateId)
+        .executeTakeFirst();
+    },
+
+    /** The state a new issue gets: the default one, else the first backlog state, else the first state. */
+    defaultState(tx: Executor, workspaceId: string, projectId: string) {
+      return tx
+        .selectFrom('states')
+        .select(stateColumns)
+        .where('workspace_id', '=', workspaceId)
         .where('project_id', '=', projectId)
         .orderBy('is_default', 'desc')
         .orderBy(sql`("group" = 'backlog')`, 'desc')
@@ -144,10 +147,11 @@ export function workItemsRepository(db: Db) {
         .executeTakeFirst();
     },
 
-    maxStateSequence(projectId: string, tx: Executor = db) {
+    maxStateSequence(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('states')
         .select((eb) => eb.fn.max<number | null>('sequence').as('n'))
+        .where('workspace_id', '=', workspaceId)
         .where('project_id', '=', projectId)
         .executeTakeFirstOrThrow()
         .then((r) => r.n ?? 0);
@@ -155,65 +159,56 @@ export function workItemsRepository(db: Db) {
 
     updateState(
       tx: Executor,
+      workspaceId: string,
       stateId: string,
-      patch: Partial<{ name: string; group: StateGroup; color: string; pauses_sla: boolean }> & { updated_at: Date },
+      patch: Pick<Updateable<Database['states']>, 'name' | 'group' | 'color' | 'pauses_sla' | 'updated_at'>,
     ) {
-      return tx.updateTable('states').set(patch).where('id', '=', stateId).returning(stateColumns).executeTakeFirst();
+      return tx
+        .updateTable('states')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', stateId)
+        .returning(stateColumns)
+        .executeTakeFirst();
     },
 
-    deleteState(tx: Executor, stateId: string) {
-      return tx.deleteFrom('states').where('id', '=', stateId).execute();
+    deleteState(tx: Executor, workspaceId: string, stateId: string) {
+      return tx.deleteFrom('states').where('workspace_id', '=', workspaceId).where('id', '=', stateId).execute();
     },
 
-    countStates(projectId: string, tx: Executor = db) {
+    countStates(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('states')
         .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
         .where('project_id', '=', projectId)
         .executeTakeFirstOrThrow()
         .then((r) => r.n);
     },
 
-    stateInUse(stateId: string, tx: Executor = db) {
+    stateInUse(tx: Executor, workspaceId: string, stateId: string) {
       return tx
         .selectFrom('issues')
         .select('id')
+        .where('workspace_id', '=', workspaceId)
         .where('state_id', '=', stateId)
         .limit(1)
         .executeTakeFirst()
         .then((r) => r !== undefined);
     },
 
-    insertIssue(
-      tx: Executor,
-      issue: {
-        id: string;
-        workspace_id: string;
-        project_id: string;
-        sequence_id: number;
-        name: string;
-        description: string;
-        state_id: string;
-        state_group: StateGroup;
-        priority: Priority;
-        assignee_ids: string[];
-        created_by: string;
-        created_at: Date;
-        updated_at: Date;
-        completed_at: Date | null;
-      },
-    ) {
+    insertIssue(tx: Executor, issue: Insertable<Database['issues']>) {
       return tx.insertInto('issues').values(issue).returning(issueColumns).executeTakeFirstOrThrow();
     },
 
-    findIssue(workspaceId: string, issueId: string, tx: Executor = db, lock = false) {
+    findIssue(tx: Executor, workspaceId: string, issueId: string, lock = false) {
       let q = tx.selectFrom('issues').select(issueColumns).where('workspace_id', '=', workspaceId).where('id', '=', issueId);
       if (lock) q = q.forUpdate();
       return q.executeTakeFirst();
     },
 
-    async listIssues(projectId: string, filter: IssueListFilter, page: { offset: number; per_page: number }, tx: Executor = db) {
-      let q = tx.selectFrom('issues as i').where('i.project_id', '=', projectId);
+    async listIssues(tx: Executor, workspaceId: string, projectId: string, filter: IssueListFilter, page: { offset: number; per_page: number }) {
+      let q = tx.selectFrom('issues as i').where('i.workspace_id', '=', workspaceId).where('i.project_id', '=', projectId);
       if (filter.stateGroups?.length) q = q.where('i.state_group', 'in', filter.stateGroups);
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
       for (const condition of filter.conditions) q = q.where(condition);
@@ -234,30 +229,39 @@ export function workItemsRepository(db: Db) {
 
     updateIssue(
       tx: Executor,
+      workspaceId: string,
       issueId: string,
-      patch: Partial<{
-        name: string;
-        description: string;
-        state_id: string;
-        state_group: StateGroup;
-        priority: Priority;
-        assignee_ids: string[];
-        completed_at: Date | null;
-      }> & { updated_at: Date },
+      patch: Pick<
+        Updateable<Database['issues']>,
+        'name' | 'description' | 'state_id' | 'state_group' | 'priority' | 'assignee_ids' | 'completed_at' | 'updated_at'
+      >,
     ) {
-      return tx.updateTable('issues').set(patch).where('id', '=', issueId).returning(issueColumns).executeTakeFirstOrThrow();
+      return tx
+        .updateTable('issues')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', issueId)
+        .returning(issueColumns)
+        .executeTakeFirstOrThrow();
     },
 
-    deleteIssue(tx: Executor, issueId: string) {
-      return tx.deleteFrom('issues').where('id', '=', issueId).execute();
+    deleteIssue(tx: Executor, workspaceId: string, issueId: string) {
+      return tx.deleteFrom('issues').where('workspace_id', '=', workspaceId).where('id', '=', issueId).execute();
     },
 
-    insertComment(tx: Executor, c: { id: string; workspace_id: string; issue_id: string; author_id: string; body: string; created_at: Date; updated_at: Date }) {
+    insertComment(tx: Executor, c: Insertable<Database['comments']>) {
       return tx.insertInto('comments').values(c).returning(commentColumns).executeTakeFirstOrThrow();
     },
 
-    listComments(issueId: string, tx: Executor = db) {
-      return tx.selectFrom('comments').select(commentColumns).where('issue_id', '=', issueId).orderBy('created_at').orderBy('id').execute();
+    listComments(tx: Executor, workspaceId: string, issueId: string) {
+      return tx
+        .selectFrom('comments')
+        .select(commentColumns)
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
     },
   };
 }

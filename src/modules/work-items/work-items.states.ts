@@ -19,8 +19,15 @@ export const DEFAULT_STATES: { name: string; group: StateGroup; color: string; i
 ];
 
 /** A state of the project, or 400 at `path` (a request naming a state of another project). */
-export async function stateOf(repo: Pick<WorkItemsRepository, 'findState'>, projectId: string, stateId: string, tx: Executor, path: string) {
-  const state = await repo.findState(projectId, stateId, tx);
+export async function stateOf(
+  repo: Pick<WorkItemsRepository, 'findState'>,
+  workspaceId: string,
+  projectId: string,
+  stateId: string,
+  tx: Executor,
+  path: string,
+) {
+  const state = await repo.findState(tx, workspaceId, projectId, stateId);
   if (!state) throw invalid(path, 'is not a state of this project');
   return state;
 }
@@ -35,7 +42,7 @@ export function createStatesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     async listStates(actor: Actor, slug: string, projectId: string) {
       const ws = await identity.access(actor, slug, 'read');
       await projectOf(repo, ws.workspaceId, projectId, db);
-      return (await repo.listStates(projectId)).map(stateView);
+      return (await repo.listStates(db, ws.workspaceId, projectId)).map(stateView);
     },
 
     async createState(actor: Actor, slug: string, projectId: string, input: { name: string; group: StateGroup; color?: string; pauses_sla?: boolean }) {
@@ -51,7 +58,7 @@ export function createStatesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
             name: input.name.trim(),
             group: input.group,
             color: input.color ?? DEFAULT_STATES.find((s) => s.group === input.group)!.color,
-            sequence: (await repo.maxStateSequence(projectId, tx)) + 1000,
+            sequence: (await repo.maxStateSequence(tx, ws.workspaceId, projectId)) + 1000,
             is_default: false,
             pauses_sla: input.pauses_sla ?? false,
             created_at: now,
@@ -74,14 +81,14 @@ export function createStatesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         return await db.transaction().execute(async (tx) => {
           const ws = await identity.access(actor, slug, 'manage', tx);
           await projectOf(repo, ws.workspaceId, projectId, tx, true);
-          const state = await repo.findState(projectId, stateId, tx);
+          const state = await repo.findState(tx, ws.workspaceId, projectId, stateId);
           if (!state) throw notFound('State');
           // Issues carry their state's group; changing it under them would silently move them (and their SLA).
-          if (input.group !== undefined && input.group !== state.group && (await repo.stateInUse(stateId, tx))) {
+          if (input.group !== undefined && input.group !== state.group && (await repo.stateInUse(tx, ws.workspaceId, stateId))) {
             throw conflict('The group of a state that issues use cannot change; move the issues first');
           }
           const now = clock.now();
-          const updated = await repo.updateState(tx, stateId, {
+          const updated = await repo.updateState(tx, ws.workspaceId, stateId, {
             ...(input.name !== undefined && { name: input.name.trim() }),
             ...(input.group !== undefined && { group: input.group }),
             ...(input.color !== undefined && { color: input.color }),
@@ -110,11 +117,11 @@ export function createStatesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         await projectOf(repo, ws.workspaceId, projectId, tx, true);
-        const state = await repo.findState(projectId, stateId, tx);
+        const state = await repo.findState(tx, ws.workspaceId, projectId, stateId);
         if (!state) throw notFound('State');
-        if (await repo.stateInUse(stateId, tx)) throw conflict('The state is in use by issues');
-        if ((await repo.countStates(projectId, tx)) <= 1) throw conflict('A project needs at least one state');
-        await repo.deleteState(tx, stateId);
+        if (await repo.stateInUse(tx, ws.workspaceId, stateId)) throw conflict('The state is in use by issues');
+        if ((await repo.countStates(tx, ws.workspaceId, projectId)) <= 1) throw conflict('A project needs at least one state');
+        await repo.deleteState(tx, ws.workspaceId, stateId);
       });
     },
   };

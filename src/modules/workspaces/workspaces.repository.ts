@@ -1,22 +1,23 @@
-import type { Db, Executor } from '../../db/database.js';
+import type { Insertable, Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 
 export type WorkspacesRepository = ReturnType<typeof workspacesRepository>;
 
 const columns = ['w.id', 'w.slug', 'w.name', 'w.created_by', 'w.created_at', 'w.updated_at'] as const;
 
-export function workspacesRepository(db: Db) {
+export function workspacesRepository() {
   return {
-    async insert(tx: Executor, ws: { id: string; slug: string; name: string; created_by: string; now: Date }) {
-      const { now, ...values } = ws;
+    async insert(tx: Executor, ws: Insertable<Database['workspaces']>) {
       return tx
         .insertInto('workspaces')
-        .values({ ...values, created_at: now, updated_at: now })
+        .values(ws)
         .onConflict((oc) => oc.column('slug').doNothing())
         .returning(['id', 'slug', 'name', 'created_by', 'created_at', 'updated_at'])
         .executeTakeFirst();
     },
 
-    listForUser(userId: string, tx: Executor = db) {
+    listForUser(tx: Executor, userId: string) {
       return tx
         .selectFrom('workspaces as w')
         .innerJoin('workspace_members as m', 'm.workspace_id', 'w.id')
@@ -27,21 +28,21 @@ export function workspacesRepository(db: Db) {
         .execute();
     },
 
-    findById(id: string, tx: Executor = db) {
-      return tx.selectFrom('workspaces as w').select(columns).where('w.id', '=', id).executeTakeFirst();
+    findById(tx: Executor, workspaceId: string) {
+      return tx.selectFrom('workspaces as w').select(columns).where('w.id', '=', workspaceId).executeTakeFirst();
     },
 
-    update(tx: Executor, id: string, patch: { name?: string; updated_at: Date }) {
+    update(tx: Executor, workspaceId: string, patch: Pick<Updateable<Database['workspaces']>, 'name' | 'updated_at'>) {
       return tx
         .updateTable('workspaces')
         .set(patch)
-        .where('id', '=', id)
+        .where('id', '=', workspaceId)
         .returning(['id', 'slug', 'name', 'created_by', 'created_at', 'updated_at'])
         .executeTakeFirstOrThrow();
     },
 
-    delete(tx: Executor, id: string) {
-      return tx.deleteFrom('workspaces').where('id', '=', id).execute();
+    delete(tx: Executor, workspaceId: string) {
+      return tx.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
     },
   };
 }

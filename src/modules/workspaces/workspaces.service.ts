@@ -20,12 +20,14 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
   return {
     async create(actor: Actor, input: { name: string; slug: string }) {
       return db.transaction().execute(async (tx) => {
+        const now = clock.now();
         const row = await repo.insert(tx, {
           id: newId(),
           slug: input.slug,
           name: input.name.trim(),
           created_by: actor.userId,
-          now: clock.now(),
+          created_at: now,
+          updated_at: now,
         });
         if (!row) throw conflict('A workspace with this slug already exists');
         await identity.addOwner(tx, row.id, actor.userId);
@@ -34,12 +36,12 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
     },
 
     async list(actor: Actor) {
-      return (await repo.listForUser(actor.userId)).map((w) => workspaceView(w, w.role));
+      return (await repo.listForUser(db, actor.userId)).map((w) => workspaceView(w, w.role));
     },
 
     async get(actor: Actor, slug: string) {
       const ws = await identity.access(actor, slug, 'read');
-      return workspaceView((await repo.findById(ws.workspaceId))!, ws.role);
+      return workspaceView((await repo.findById(db, ws.workspaceId))!, ws.role);
     },
 
     async update(actor: Actor, slug: string, input: { name?: string }) {
