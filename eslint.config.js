@@ -40,10 +40,7 @@ const layerRules = [
   {
     files: ['src/modules/**/*.repository.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^\\.\\./(?!\\.\\./(db|kernel)/)', message: 'Repositories import only db/ and kernel/' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./(db|kernel)/)', message: 'Repositories import only db/ and kernel/' }] }],
     },
   },
 ];
@@ -78,7 +75,8 @@ export default tseslint.config(
         'error',
         { selector: 'ExportDefaultDeclaration', message: 'Named exports only' },
         {
-          selector: "CallExpression[callee.object.name='app'][callee.property.name=/^(get|post|put|patch|delete|head|options|all)$/][arguments.0.type!='Literal']",
+          selector:
+            "CallExpression[callee.object.name='app'][callee.property.name=/^(get|post|put|patch|delete|head|options|all)$/][arguments.0.type!='Literal']",
           message: "Write the route's full path literally ('/api/workspaces/:slug/...'), not a prefix constant or template",
         },
       ],

@@ -61,13 +61,32 @@ async function main() {
 
   const seed = await time(async () => {
     await db.transaction().execute(async (tx) => {
-      await tx.insertInto('users').values({ id: userId, email: `bench-${tag}@example.com`, display_name: 'Bench', password_hash: 'x', created_at: now, updated_at: now }).execute();
+      await tx
+        .insertInto('users')
+        .values({ id: userId, email: `bench-${tag}@example.com`, display_name: 'Bench', password_hash: 'x', created_at: now, updated_at: now })
+        .execute();
       await tx.insertInto('workspaces').values({ id: workspaceId, slug, name: 'Bench', created_by: userId, created_at: now, updated_at: now }).execute();
       await tx.insertInto('workspace_members').values({ workspace_id: workspaceId, user_id: userId, role: 'admin', created_at: now }).execute();
-      await tx.insertInto('projects').values({ id: projectId, workspace_id: workspaceId, name: 'Bench', identifier: 'BENCH', created_by: userId, created_at: now, updated_at: now }).execute();
+      await tx
+        .insertInto('projects')
+        .values({ id: projectId, workspace_id: workspaceId, name: 'Bench', identifier: 'BENCH', created_by: userId, created_at: now, updated_at: now })
+        .execute();
       await tx
         .insertInto('states')
-        .values(groups.map((g, i) => ({ id: newId(), workspace_id: workspaceId, project_id: projectId, name: g, group: g, color: '#000000', sequence: i, is_default: i === 0, created_at: now, updated_at: now })))
+        .values(
+          groups.map((g, i) => ({
+            id: newId(),
+            workspace_id: workspaceId,
+            project_id: projectId,
+            name: g,
+            group: g,
+            color: '#000000',
+            sequence: i,
+            is_default: i === 0,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
         .execute();
       // UUID v7-shaped ids in creation order, as the service makes them; a realistic mix of states and priorities:
       // states 20% backlog, 20% unstarted, 15% started, 35% completed, 10% cancelled;
@@ -144,7 +163,9 @@ async function main() {
     raw.push(
       (
         await time(() =>
-          sql`SELECT state_group, priority, count(*) FROM issues WHERE workspace_id = ${workspaceId} AND project_id = ${projectId} GROUP BY state_group, priority`.execute(db),
+          sql`SELECT state_group, priority, count(*) FROM issues WHERE workspace_id = ${workspaceId} AND project_id = ${projectId} GROUP BY state_group, priority`.execute(
+            db,
+          ),
         )
       ).ms,
     );

@@ -83,7 +83,10 @@ for (let i = 0; i < total; i++) {
   } else if (kind === 2) body = JSON.stringify({ [key]: `a\u0000${'b'.repeat(Math.floor(Math.random() * 5))}` });
   else if (kind === 3) body = `{"${key}":"x\\ud${rnd(['800', 'bff', 'c00', 'fff'])}y"}`;
   else if (kind === 4) body = Buffer.concat([Buffer.from(`{"${key}":"`), Buffer.from(rnd(badBytes)), Buffer.from('"}')]);
-  else body = JSON.stringify(fc.sample(fc.oneof(nasty, fc.dictionary(fc.constantFrom(...(op.bodyKeys.length ? op.bodyKeys : ['x'])), nasty, { maxKeys: 4 })), 1)[0]);
+  else
+    body = JSON.stringify(
+      fc.sample(fc.oneof(nasty, fc.dictionary(fc.constantFrom(...(op.bodyKeys.length ? op.bodyKeys : ['x'])), nasty, { maxKeys: 4 })), 1)[0],
+    );
   if (op.method === 'GET' || op.method === 'DELETE') body = undefined;
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? name);
   const res = await fetch(url + path + query, {
@@ -103,7 +106,9 @@ for (let i = 0; i < total; i++) {
 const seconds = (Date.now() - started) / 1000;
 console.log(`${total} requests over ${ops.length} operations in ${seconds.toFixed(1)} s`);
 console.log('statuses:', Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])));
-console.log(`5xx: ${[...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0)}; errors ${errors}, problem+json ${problems} (${((100 * problems) / Math.max(errors, 1)).toFixed(2)}%)`);
+console.log(
+  `5xx: ${[...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0)}; errors ${errors}, problem+json ${problems} (${((100 * problems) / Math.max(errors, 1)).toFixed(2)}%)`,
+);
 for (const f of failures.slice(0, 20)) console.log('  ', f);
 await app.close();
 await database.close();

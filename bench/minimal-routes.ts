@@ -70,7 +70,10 @@ type P = Record<string, string>;
 export async function registerMinimalRoutes(app: FastifyInstance, database: DatabaseHandle): Promise<void> {
   const url = process.env.DATABASE_URL;
   // On PostgreSQL a pool of the twins' own (no builder: raw text through Kysely's executor); PGlite has one connection.
-  const own = database.kind === 'postgres' && url ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) }) : null;
+  const own =
+    database.kind === 'postgres' && url
+      ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) })
+      : null;
   const raw = rawKysely(own ?? database.db);
   app.addHook('onClose', async () => {
     await raw.close();
@@ -83,11 +86,7 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   const outbox = createOutbox({ repo: webhooksRepository(), clock: systemClock });
   const { query } = raw;
 
-  const route = (
-    method: 'GET' | 'POST' | 'PUT',
-    path: string,
-    handler: (req: FastifyRequest, ctx: Ctx) => Promise<[number, unknown]>,
-  ) =>
+  const route = (method: 'GET' | 'POST' | 'PUT', path: string, handler: (req: FastifyRequest, ctx: Ctx) => Promise<[number, unknown]>) =>
     app.route({
       method,
       url: `/bench/min${path}`,
@@ -222,7 +221,9 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     }
     const [rows, count] = await Promise.all([
       query(
-        `select ${ISSUE_COLS.split(',').map((c) => `i.${c.trim()}`).join(', ')} from issues as i where ${where}
+        `select ${ISSUE_COLS.split(',')
+          .map((c) => `i.${c.trim()}`)
+          .join(', ')} from issues as i where ${where}
          order by i.sequence_id desc offset $${params.length + 1} limit $${params.length + 2}`,
         [...params, offset, perPage],
       ),
@@ -253,7 +254,19 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
         `insert into issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority,
            assignee_ids, created_by, created_at, updated_at, completed_at)
          values ($1, $2, $3, $4, $5, '', $6, $7, $8, '{}', $9, $10, $10, $11) returning ${ISSUE_COLS}`,
-        [randomUUID(), ws, p.projectId, seq.rows[0]!.issue_seq, name, st.id, st.group, body.priority ?? 'none', userId, now, st.group === 'completed' ? now : null],
+        [
+          randomUUID(),
+          ws,
+          p.projectId,
+          seq.rows[0]!.issue_seq,
+          name,
+          st.id,
+          st.group,
+          body.priority ?? 'none',
+          userId,
+          now,
+          st.group === 'completed' ? now : null,
+        ],
       );
       const row = issue.rows[0]!;
       const tx = conn as Tx;

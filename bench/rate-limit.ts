@@ -39,7 +39,13 @@ async function server(env: Record<string, string>): Promise<{ url: string; child
   });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return { url, child };
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, child };
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -68,7 +74,11 @@ try {
       const t = { token };
       await api.post('/api/workspaces/', { name: 'Bench', slug: 'bench' }, t);
       await api.post('/api/workspaces/bench/billing/trial/', { plan_slug: 'pro' }, t);
-      const policy = await api.post('/api/workspaces/bench/sla-policies/', { name: 'P', rules: [{ priority: 'high', response_time_h: 1, resolution_time_h: 10 }] }, t);
+      const policy = await api.post(
+        '/api/workspaces/bench/sla-policies/',
+        { name: 'P', rules: [{ priority: 'high', response_time_h: 1, resolution_time_h: 10 }] },
+        t,
+      );
       const project = await api.post('/api/workspaces/bench/projects/', { name: 'P', identifier: 'BEN', sla_policy_id: policy.body.id }, t);
       const issue = await api.post(`/api/workspaces/bench/projects/${project.body.id}/issues/`, { name: 'I', priority: 'high' }, t);
       path = `/api/workspaces/bench/issues/${issue.body.id}/sla/`;

@@ -317,7 +317,8 @@ async function throughput(server: Server, token: string, endpoints: Endpoint[]) 
     const minimal: Sample[] = [];
     for (let round = 0; round < cfg.rounds; round++) {
       const order = round % 2 === 0 ? [false, true] : [true, false];
-      for (const twin of order) if (cfg.side !== (twin ? 'real' : 'minimal')) (twin ? minimal : real).push(await cannon(server, token, e, twin, cfg.duration / cfg.rounds));
+      for (const twin of order)
+        if (cfg.side !== (twin ? 'real' : 'minimal')) (twin ? minimal : real).push(await cannon(server, token, e, twin, cfg.duration / cfg.rounds));
     }
     if (!real.length || !minimal.length) {
       row.note = `one side only (--side ${cfg.side}): ${f0(merge([...real, ...minimal]).rps)} req/s, CPU ${merge([...real, ...minimal]).cpuUsPerReq} µs/req`;
@@ -522,7 +523,10 @@ async function scaleCurves(server: Server, token: string, owner: string, raw: Ra
     const deviationHttpMs = await timed(cfg.reps, () => api(server.base, 'GET', `/api/workspaces/${slug}/baselines/${keep}/deviation/`, token));
     const rawDeviationMs = await timed(cfg.reps, () =>
       raw.tx(async (tq) => {
-        await tq(`select state_group, priority, count(*) as n from issues where workspace_id = $1 and project_id = $2 group by state_group, priority`, [ws, p.id]);
+        await tq(`select state_group, priority, count(*) as n from issues where workspace_id = $1 and project_id = $2 group by state_group, priority`, [
+          ws,
+          p.id,
+        ]);
         await tq(DEVIATION_SQL, [ws, p.id, keep, 100]);
       }, 'isolation level repeatable read read only'),
     );
@@ -667,10 +671,7 @@ const f2 = (v: number | undefined) => (v === undefined ? '' : (Math.floor(v * 10
 function markdown(runs: DbRun[], meta: Record<string, unknown>): string {
   const out: string[] = [];
   out.push(`# Benchmark results`, '');
-  out.push(
-    `${meta.date} · ${meta.mode} · node ${meta.node} · ${meta.cpus} CPUs · load average at start ${meta.loadStart}, at end ${meta.loadEnd}`,
-    '',
-  );
+  out.push(`${meta.date} · ${meta.mode} · node ${meta.node} · ${meta.cpus} CPUs · load average at start ${meta.loadStart}, at end ${meta.loadEnd}`, '');
   for (const r of runs) {
     out.push(`## Throughput: ${r.database} (${r.issues.toLocaleString('en')} issues in the project; seeded in ${r.seedSeconds} s)`, '');
     out.push(
@@ -686,16 +687,24 @@ function markdown(runs: DbRun[], meta: Record<string, unknown>): string {
         `| ${t.label} | ${t.kind} | ${f0(t.real.rps)} | ${t.real.p50} | ${t.real.p99} | ${f0(t.minimal.rps)} | ${t.minimal.p50} | ${t.minimal.p99} | ${f2(t.ratio)} | ${t.target} | ${t.met ? 'yes' : 'no'}${t.note ? ` (${t.note})` : ''} | ${t.real.cpuUsPerReq} / ${t.minimal.cpuUsPerReq} |`,
       );
     }
-    out.push('', `Server RSS: ${r.memory.rssBeforeMb} MB before the throughput runs, peak ${r.memory.peakRssDuringMb} MB during them (VmHWM ${r.memory.vmHwmMb} MB).`, '');
+    out.push(
+      '',
+      `Server RSS: ${r.memory.rssBeforeMb} MB before the throughput runs, peak ${r.memory.peakRssDuringMb} MB during them (VmHWM ${r.memory.vmHwmMb} MB).`,
+      '',
+    );
     if (r.scale) {
       out.push(`## Scale: sla-breached first page (${r.database})`, '');
       out.push('| trackers in workspace | breached | HTTP first page ms | raw page SQL ms | raw count SQL ms | raw page+count ms |');
       out.push('|---:|---:|---:|---:|---:|---:|');
       for (const b of r.scale.breached) {
-        out.push(`| ${b.trackers.toLocaleString('en')} | ${b.breached.toLocaleString('en')} | ${b.httpMs} | ${b.rawPageMs} | ${b.rawCountMs} | ${b.rawBothMs} |`);
+        out.push(
+          `| ${b.trackers.toLocaleString('en')} | ${b.breached.toLocaleString('en')} | ${b.httpMs} | ${b.rawPageMs} | ${b.rawCountMs} | ${b.rawBothMs} |`,
+        );
       }
       out.push('', `## Scale: baselines (${r.database})`, '');
-      out.push('| issues in project | create HTTP ms | raw aggregate ms | raw snapshot SQL ms | create / aggregate | create / snapshot | deviation HTTP ms | raw deviation ms |');
+      out.push(
+        '| issues in project | create HTTP ms | raw aggregate ms | raw snapshot SQL ms | create / aggregate | create / snapshot | deviation HTTP ms | raw deviation ms |',
+      );
       out.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const b of r.scale.baselines) {
         out.push(
@@ -804,7 +813,9 @@ async function main() {
     process.exit(2);
   }
   const started = Date.now();
-  const loadStart = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadStart = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   log(`bench: ${quick ? 'quick' : 'full'} run; load average ${loadStart} on ${cpus().length} CPUs`);
   const runs: DbRun[] = [];
   if (url && !cfg.pgliteOnly) runs.push(await runPostgres(url));
@@ -815,7 +826,9 @@ async function main() {
     node: process.versions.node,
     cpus: cpus().length,
     loadStart,
-    loadEnd: loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadEnd: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     seconds: Math.round((Date.now() - started) / 1000),
     config: cfg,
   };

@@ -34,7 +34,17 @@ try {
   const now = new Date();
   const owner = await insertUserWithToken(q, 'bench@example.com', now);
   const ws = await insertWorkspace(q, owner.userId, 'bench', now);
-  const [project] = await seedWorkspace(q, { workspaceId: ws, ownerId: owner.userId, projects: [{ identifier: 'B', issues }], comments: 0, trackers: false, customValues: true, members: 0, now, label: 'seed' });
+  const [project] = await seedWorkspace(q, {
+    workspaceId: ws,
+    ownerId: owner.userId,
+    projects: [{ identifier: 'B', issues }],
+    comments: 0,
+    trackers: false,
+    customValues: true,
+    members: 0,
+    now,
+    label: 'seed',
+  });
   const baselineId = await insertBaseline(q, ws, project!.id, owner.userId, now);
   await churn(q, project!.id);
   await client.query('VACUUM ANALYZE');

@@ -220,10 +220,11 @@ const VALUES_SQL = `
 /** The default SLA policy of a workspace with rules for urgent..low (no rule for "none": not applicable). */
 export async function insertDefaultPolicy(q: Query, workspaceId: string, now: Date): Promise<string> {
   const id = randomUUID();
-  await q(
-    `insert into sla_policies (id, workspace_id, name, description, is_default, created_at, updated_at) values ($1, $2, 'Standard', '', true, $3, $3)`,
-    [id, workspaceId, now],
-  );
+  await q(`insert into sla_policies (id, workspace_id, name, description, is_default, created_at, updated_at) values ($1, $2, 'Standard', '', true, $3, $3)`, [
+    id,
+    workspaceId,
+    now,
+  ]);
   for (const [priority, resp, res] of RULES) {
     await q(
       `insert into sla_rules (workspace_id, policy_id, priority, response_time_h, resolution_time_h, response_ms, resolution_ms)
@@ -308,10 +309,13 @@ export async function seedWorkspace(q: Query, o: SeedOptions): Promise<SeededPro
 /** A baseline as POST .../baselines/ writes it (one INSERT ... SELECT of the items, counts from the copied rows). */
 export async function insertBaseline(q: Query, ws: string, projectId: string, ownerId: string, now: Date): Promise<string> {
   const id = randomUUID();
-  await q(
-    `insert into baselines (id, workspace_id, project_id, name, snapshot_at, created_by, created_at) values ($1, $2, $3, 'Sprint start', $4, $5, $4)`,
-    [id, ws, projectId, now, ownerId],
-  );
+  await q(`insert into baselines (id, workspace_id, project_id, name, snapshot_at, created_by, created_at) values ($1, $2, $3, 'Sprint start', $4, $5, $4)`, [
+    id,
+    ws,
+    projectId,
+    now,
+    ownerId,
+  ]);
   await q(
     `WITH copied AS (
        INSERT INTO baseline_items (workspace_id, baseline_id, issue_id, sequence_id, name, state_group, priority)

@@ -17,7 +17,15 @@ let n = 0;
 const t0 = performance.now();
 while (performance.now() - t0 < 3000) {
   for (let i = 0; i < 1000; i++) {
-    slaClock({ calendar: cal, targetMs: 4 * 3_600_000, atRiskPercent: 75, start: start + (i % 10_080) * 60_000, stop: null, pauses: [], now: start + 3_600_000 });
+    slaClock({
+      calendar: cal,
+      targetMs: 4 * 3_600_000,
+      atRiskPercent: 75,
+      start: start + (i % 10_080) * 60_000,
+      stop: null,
+      pauses: [],
+      now: start + 3_600_000,
+    });
   }
   n += 1000;
 }

@@ -95,7 +95,11 @@ export async function benchSlaScale({ databaseUrl, quick }: { databaseUrl: strin
       now,
       label: `retarget ${open.toLocaleString('en')} trackers`,
     });
-    const cal = (await call('POST', `/api/workspaces/${slug}/sla-calendars/`, { name: 'Office', time_zone: 'Europe/Istanbul', working_hours: WEEKDAYS_9_17 })) as {
+    const cal = (await call('POST', `/api/workspaces/${slug}/sla-calendars/`, {
+      name: 'Office',
+      time_zone: 'Europe/Istanbul',
+      working_hours: WEEKDAYS_9_17,
+    })) as {
       id: string;
     };
     const policy = (await call('GET', `/api/workspaces/${slug}/sla-policies/`)) as { id: string }[];
@@ -117,7 +121,9 @@ export async function benchSlaScale({ databaseUrl, quick }: { databaseUrl: strin
     const projectOf = async (s: string, withCalendar: boolean) => {
       await insertWorkspace(q, owner.userId, s, now);
       const c = withCalendar
-        ? ((await call('POST', `/api/workspaces/${s}/sla-calendars/`, { name: 'Office', time_zone: 'Europe/Istanbul', working_hours: WEEKDAYS_9_17 })) as { id: string })
+        ? ((await call('POST', `/api/workspaces/${s}/sla-calendars/`, { name: 'Office', time_zone: 'Europe/Istanbul', working_hours: WEEKDAYS_9_17 })) as {
+            id: string;
+          })
         : null;
       await call('POST', `/api/workspaces/${s}/sla-policies/`, {
         name: 'Desk',

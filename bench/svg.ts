@@ -42,7 +42,9 @@ function panelSvg(p: Panel, ox: number, oy: number, w: number, h: number, legend
   p.series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
     const good = s.points.filter((pt) => pt.x > 0 && pt.y > 0);
-    out.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${good.map((pt) => `${sx(pt.x).toFixed(1)},${sy(pt.y).toFixed(1)}`).join(' ')}"/>`);
+    out.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${good.map((pt) => `${sx(pt.x).toFixed(1)},${sy(pt.y).toFixed(1)}`).join(' ')}"/>`,
+    );
     for (const pt of good) out.push(`<circle cx="${sx(pt.x).toFixed(1)}" cy="${sy(pt.y).toFixed(1)}" r="3" fill="${color}"/>`);
     // the legend: two columns under the x axis label
     const ly = oy + h - m.b + 50 + Math.floor(i / 2) * 15;

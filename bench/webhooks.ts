@@ -87,7 +87,11 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
   };
   const rows: string[] = [];
   try {
-    const { token } = await call('POST', '/api/auth/sign-up/', null, { email: `wh-${Date.now()}@example.com`, password: 'benchmark-password', display_name: 'Bench' });
+    const { token } = await call('POST', '/api/auth/sign-up/', null, {
+      email: `wh-${Date.now()}@example.com`,
+      password: 'benchmark-password',
+      display_name: 'Bench',
+    });
     const workspace = async (slug: string) => {
       const ws = await call('POST', '/api/workspaces/', token, { name: slug, slug });
       const project = await call('POST', `/api/workspaces/${slug}/projects/`, token, { name: 'P', identifier: 'P' });
@@ -102,7 +106,8 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     const silent = createOutbox({ repo: webhooksRepository(), clock: { now: () => new Date() } });
     for (let i = 0; i < n; i += 500) {
       await handle.db.transaction().execute(async (tx) => {
-        for (let j = i; j < Math.min(n, i + 500); j++) await silent.record(tx, { workspaceId: a.id, type: 'issue.created', data: { id: `i${j}`, name: 'x'.repeat(200) } });
+        for (let j = i; j < Math.min(n, i + 500); j++)
+          await silent.record(tx, { workspaceId: a.id, type: 'issue.created', data: { id: `i${j}`, name: 'x'.repeat(200) } });
       });
     }
     received = 0;
@@ -116,7 +121,15 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     // The raw loop: the same signed bodies, 20 at a time (the worker's batch), on one keep-alive agent.
     const wh = new Webhook(secret);
     const agent = new Agent({ keepAliveTimeout: 4_000 });
-    const bodies = Array.from({ length: n }, (_, i) => JSON.stringify({ id: `e${i}`, type: 'issue.created', timestamp: new Date().toISOString(), workspace_id: a.id, data: { id: `r${i}`, name: 'x'.repeat(200) } }));
+    const bodies = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        id: `e${i}`,
+        type: 'issue.created',
+        timestamp: new Date().toISOString(),
+        workspace_id: a.id,
+        data: { id: `r${i}`, name: 'x'.repeat(200) },
+      }),
+    );
     received = 0;
     t0 = performance.now();
     for (let i = 0; i < n; i += 20) {
@@ -126,7 +139,12 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
           return undiciFetch(hookUrl, {
             method: 'POST',
             dispatcher: agent,
-            headers: { 'content-type': 'application/json', 'webhook-id': `e${i + k}`, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(`e${i + k}`, at, body) },
+            headers: {
+              'content-type': 'application/json',
+              'webhook-id': `e${i + k}`,
+              'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+              'webhook-signature': wh.sign(`e${i + k}`, at, body),
+            },
             body,
           }).then((r) => r.body?.cancel());
         }),
@@ -134,7 +152,9 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     }
     const rawRate = n / ((performance.now() - t0) / 1000);
     await agent.close();
-    rows.push(`| deliveries/s (${n} events, 1 endpoint) | ${workerRate.toFixed(0)} | raw loop ${rawRate.toFixed(0)} | ${(workerRate / rawRate).toFixed(2)} | >= 0.5 |`);
+    rows.push(
+      `| deliveries/s (${n} events, 1 endpoint) | ${workerRate.toFixed(0)} | raw loop ${rawRate.toFixed(0)} | ${(workerRate / rawRate).toFixed(2)} | >= 0.5 |`,
+    );
 
     // 2. Commit-to-receipt latency at 100 events/s (issues created over HTTP; the worker is woken by each commit).
     const b = await workspace(`whb-b-${Date.now()}`);
@@ -145,7 +165,9 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     for (let i = 0; i < seconds * 100; i++) {
       const at = performance.now();
       creations.push(
-        call('POST', `/api/workspaces/${b.slug}/projects/${b.project}/issues/`, token, { name: `latency ${i}` }).then((issue) => void started.set(issue.id, at)),
+        call('POST', `/api/workspaces/${b.slug}/projects/${b.project}/issues/`, token, { name: `latency ${i}` }).then(
+          (issue) => void started.set(issue.id, at),
+        ),
       );
       await sleep(10);
     }
@@ -175,7 +197,9 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     for (let i = 0; i < 3; i++) await hook(d.slug);
     const without = await rate(c.slug, c.project);
     const withHooks = await rate(d.slug, d.project);
-    rows.push(`| POST create issue, 3 endpoints vs none | ${withHooks.toFixed(0)} req/s | ${without.toFixed(0)} req/s | ${(withHooks / without).toFixed(2)} | >= 0.9 |`);
+    rows.push(
+      `| POST create issue, 3 endpoints vs none | ${withHooks.toFixed(0)} req/s | ${without.toFixed(0)} req/s | ${(withHooks / without).toFixed(2)} | >= 0.9 |`,
+    );
   } finally {
     await app.close();
     await handle.close();

@@ -16,14 +16,7 @@ import { newId } from './kernel/ids.js';
 import type { Outbox } from './kernel/outbox.js';
 import { baselinesRoutes } from './modules/baselines/index.js';
 import { customPropertiesRoutes } from './modules/custom-properties/index.js';
-import {
-  billingCallbackRoutes,
-  billingRound2Routes,
-  billingRoutes,
-  databaseSandboxStore,
-  returnPages,
-  sandboxRoutes,
-} from './modules/billing/index.js';
+import { billingCallbackRoutes, billingRound2Routes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';

@@ -7,12 +7,7 @@ import type { Metrics } from './kernel/metrics.js';
  * and lag (how late a run started against its schedule: a run that overlaps the previous one is skipped and shows
  * up as lag of the next). A job never runs twice at once in one process; across instances the jobs claim their rows.
  */
-export function startJobs(
-  jobs: PeriodicJob[],
-  defaultIntervalMs: number,
-  metrics: Metrics,
-  log: FastifyBaseLogger,
-): { stop(): Promise<void> } {
+export function startJobs(jobs: PeriodicJob[], defaultIntervalMs: number, metrics: Metrics, log: FastifyBaseLogger): { stop(): Promise<void> } {
   const runs = metrics.counter('job_runs_total', 'Background job runs by job and outcome', ['job', 'outcome']);
   const duration = metrics.histogram('job_duration_seconds', 'Background job run time', ['job'], [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120]);
   const lag = metrics.gauge('job_lag_seconds', 'How late the last run of a job started against its schedule', ['job']);

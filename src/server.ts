@@ -50,8 +50,5 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  app.log.info(
-    { database: database.kind, provider: config.paymentProvider, docs: `${config.publicBaseUrl}/docs` },
-    'work-item service ready',
-  );
+  app.log.info({ database: database.kind, provider: config.paymentProvider, docs: `${config.publicBaseUrl}/docs` }, 'work-item service ready');
 }

@@ -63,9 +63,7 @@ function asProblem(error: unknown, response: Response): Problem {
 }
 
 /** The data of a successful call, or an `ApiError`: `const me = await unwrap(api.GET('/api/users/me/'))`. */
-export async function unwrap<T>(
-  call: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<Exclude<T, undefined>> {
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<Exclude<T, undefined>> {
   const { data, error, response } = await call;
   if (!response.ok) throw new ApiError(asProblem(error, response));
   return data as Exclude<T, undefined>;

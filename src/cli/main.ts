@@ -43,7 +43,7 @@ function overview(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'The environment is the service\'s own (DATABASE_URL, DATA_DIR, ...). Exit codes: 0 ok, 1 failed, 2 usage.',
+    "The environment is the service's own (DATABASE_URL, DATA_DIR, ...). Exit codes: 0 ok, 1 failed, 2 usage.",
   ].join('\n');
 }
 
@@ -61,7 +61,6 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | und
   return undefined;
 }
 
-
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     console.log(overview());
@@ -71,7 +70,9 @@ async function main(argv: string[]): Promise<number> {
   if (!found) {
     const known = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `)).map((c) => c.name);
     throw new UsageError(
-      known.length ? `"${argv.slice(0, 2).join(' ')}" is not a command; try: ${known.join(', ')}` : `Unknown command "${argv[0]}" (npm run cli -- --help lists them)`,
+      known.length
+        ? `"${argv.slice(0, 2).join(' ')}" is not a command; try: ${known.join(', ')}`
+        : `Unknown command "${argv[0]}" (npm run cli -- --help lists them)`,
     );
   }
   const { command, rest } = found;

@@ -140,11 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
   const databaseUrl = env.DATABASE_URL ? url('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']) : null;
-  const publicBaseUrl = url(
-    'PUBLIC_BASE_URL',
-    str(env, 'PUBLIC_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`),
-    ['http:', 'https:'],
-  );
+  const publicBaseUrl = url('PUBLIC_BASE_URL', str(env, 'PUBLIC_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`), ['http:', 'https:']);
   const paymentProvider = str(env, 'PAYMENT_PROVIDER', 'sandbox');
   if (paymentProvider !== 'sandbox' && paymentProvider !== 'paytr') {
     throw new ConfigError(`PAYMENT_PROVIDER must be "sandbox" or "paytr", got "${paymentProvider}"`);
@@ -171,15 +167,8 @@ export function loadConfig(env: Env = process.env): Config {
       merchantId: credential('PAYTR_MERCHANT_ID', SANDBOX_CREDENTIALS.merchantId),
       merchantKey: credential('PAYTR_MERCHANT_KEY', SANDBOX_CREDENTIALS.merchantKey),
       merchantSalt: credential('PAYTR_MERCHANT_SALT', SANDBOX_CREDENTIALS.merchantSalt),
-      apiBase: url('PAYTR_API_BASE', str(env, 'PAYTR_API_BASE', isSandbox ? sandboxBase : 'https://www.paytr.com'), [
-        'http:',
-        'https:',
-      ]),
-      iframeBase: url(
-        'PAYTR_IFRAME_BASE',
-        str(env, 'PAYTR_IFRAME_BASE', isSandbox ? sandboxBase : 'https://www.paytr.com'),
-        ['http:', 'https:'],
-      ),
+      apiBase: url('PAYTR_API_BASE', str(env, 'PAYTR_API_BASE', isSandbox ? sandboxBase : 'https://www.paytr.com'), ['http:', 'https:']),
+      iframeBase: url('PAYTR_IFRAME_BASE', str(env, 'PAYTR_IFRAME_BASE', isSandbox ? sandboxBase : 'https://www.paytr.com'), ['http:', 'https:']),
       testMode: bool(env, 'PAYTR_TEST_MODE', isSandbox),
       timeoutMs: int(env, 'PAYTR_TIMEOUT_MS', 10_000, 100, 120_000),
     },

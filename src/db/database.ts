@@ -87,10 +87,7 @@ async function initdbInChild(pgdata: string): Promise<void> {
   if (exit !== 0) throw new Error(`Creating the embedded database in ${pgdata} failed (exit ${exit})`);
 }
 
-export async function openDatabase(
-  config: { databaseUrl: string | null; dataDir: string },
-  onError?: (error: Error) => void,
-): Promise<DatabaseHandle> {
+export async function openDatabase(config: { databaseUrl: string | null; dataDir: string }, onError?: (error: Error) => void): Promise<DatabaseHandle> {
   return config.databaseUrl ? openPostgres(config.databaseUrl, 10, onError) : openPglite(config.dataDir);
 }
 
@@ -112,10 +109,7 @@ function acquireLock(path: string): { release(): void } {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
       if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-        throw new Error(
-          `The database folder ${resolve(path, '..')} is in use by process ${holder}; ` +
-            'stop it first or set DATA_DIR to another folder.',
-        );
+        throw new Error(`The database folder ${resolve(path, '..')} is in use by process ${holder}; ` + 'stop it first or set DATA_DIR to another folder.');
       }
       rmSync(path, { force: true }); // a stale lock left by a process that died
     }

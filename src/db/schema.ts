@@ -6,9 +6,4 @@ import type { SlaTables } from './tables/sla.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
 /** The whole database, as Kysely sees it: one table-types file per module. */
-export interface Database extends CoreTables,
-    SlaTables,
-    CustomPropertiesTables,
-    BaselinesTables,
-    BillingTables,
-    WebhooksTables {}
+export interface Database extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables {}

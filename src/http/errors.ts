@@ -27,12 +27,7 @@ interface ProblemBody {
   request_id: string;
 }
 
-export function sendProblem(
-  reply: FastifyReply,
-  code: ErrorCode,
-  detail: string,
-  errors?: FieldError[],
-): FastifyReply {
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[]): FastifyReply {
   const status = ERROR_STATUS[code];
   const body: ProblemBody = {
     type: 'about:blank',
@@ -129,7 +124,5 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`));
 }

@@ -29,8 +29,7 @@ const pascal = (segment: string): string =>
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('');
 const isPlural = (segment: string): boolean => /[^s]s$/.test(segment);
-const singular = (segment: string): string =>
-  segment.endsWith('ies') ? `${segment.slice(0, -3)}y` : isPlural(segment) ? segment.slice(0, -1) : segment;
+const singular = (segment: string): string => (segment.endsWith('ies') ? `${segment.slice(0, -3)}y` : isPlural(segment) ? segment.slice(0, -1) : segment);
 const isParam = (segment: string): boolean => segment.startsWith('{');
 
 /** `path` in OpenAPI form (`/api/workspaces/{slug}/`); `method` in any case. */

@@ -46,7 +46,5 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 export const conflict = (message: string): AppError => new AppError('conflict', message);
-export const forbidden = (message = 'Your role does not allow this action'): AppError =>
-  new AppError('forbidden', message);
-export const invalid = (path: string, message: string): AppError =>
-  new AppError('validation_failed', message, [{ path, message }]);
+export const forbidden = (message = 'Your role does not allow this action'): AppError => new AppError('forbidden', message);
+export const invalid = (path: string, message: string): AppError => new AppError('validation_failed', message, [{ path, message }]);

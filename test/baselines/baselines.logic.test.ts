@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type ChangeRow,
-  changeLists,
-  countsFromGroups,
-  deltaOf,
-  deviationOf,
-} from '../../src/modules/baselines/baselines.logic.js';
+import { type ChangeRow, changeLists, countsFromGroups, deltaOf, deviationOf } from '../../src/modules/baselines/baselines.logic.js';
 import { PRIORITIES, STATE_GROUPS } from '../../src/kernel/work-items.js';
 import { baselineView } from '../../src/modules/baselines/baselines.views.js';
 
@@ -99,10 +93,25 @@ describe('deviation', () => {
   it('reports the spec fields, every key of both deltas, and the lists', () => {
     const at = new Date('2026-01-15T09:00:00.000Z');
     const baseline = baselineView({
-      id: 'b', workspace_id: 'w', project_id: 'p', name: 'n', total_issues: 3, completed_issues: 1,
-      state_backlog: 2, state_unstarted: 0, state_started: 0, state_completed: 1, state_cancelled: 0,
-      priority_urgent: 1, priority_high: 0, priority_medium: 0, priority_low: 0, priority_none: 2,
-      snapshot_at: at, created_by: 'u', created_at: at,
+      id: 'b',
+      workspace_id: 'w',
+      project_id: 'p',
+      name: 'n',
+      total_issues: 3,
+      completed_issues: 1,
+      state_backlog: 2,
+      state_unstarted: 0,
+      state_started: 0,
+      state_completed: 1,
+      state_cancelled: 0,
+      priority_urgent: 1,
+      priority_high: 0,
+      priority_medium: 0,
+      priority_low: 0,
+      priority_none: 2,
+      snapshot_at: at,
+      created_by: 'u',
+      created_at: at,
     });
     const current = countsFromGroups([
       { state_group: 'completed', priority: 'urgent', n: 2 },

@@ -201,8 +201,20 @@ describe('GET /api/workspaces/{slug}/baselines/{baselineId}/deviation/', () => {
     expect(d.changed).toEqual({
       count: 2,
       items: [
-        { id: move.id, sequence_id: move.sequence_id, name: 'Move', from: { state_group: 'unstarted', priority: 'medium' }, to: { state_group: 'completed', priority: 'medium' } },
-        { id: reprioritise.id, sequence_id: reprioritise.sequence_id, name: 'Reprioritised', from: { state_group: 'started', priority: 'none' }, to: { state_group: 'started', priority: 'urgent' } },
+        {
+          id: move.id,
+          sequence_id: move.sequence_id,
+          name: 'Move',
+          from: { state_group: 'unstarted', priority: 'medium' },
+          to: { state_group: 'completed', priority: 'medium' },
+        },
+        {
+          id: reprioritise.id,
+          sequence_id: reprioritise.sequence_id,
+          name: 'Reprioritised',
+          from: { state_group: 'started', priority: 'none' },
+          to: { state_group: 'started', priority: 'urgent' },
+        },
       ],
     });
     // the baseline itself never moves, and the lists account for every delta

@@ -33,13 +33,17 @@ describe('deviation transitions and comparing two baselines', () => {
     const second = await createBaseline(api, ws, p.id, 'second');
     await patch(a.id, { state_id: byGroup('completed') });
 
-    const now = await unwrap(client.GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug: ws.slug, baselineId: first.id } } }));
+    const now = await unwrap(
+      client.GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug: ws.slug, baselineId: first.id } } }),
+    );
     expect(now.transitions).toEqual({ state: { 'backlog->completed': 1, 'backlog->started': 1 }, priority: { 'high->urgent': 1, 'low->medium': 1 } });
     expect(now.against).toBeNull();
     expect(now.added.count).toBe(1);
 
     const between = await unwrap(
-      client.GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug: ws.slug, baselineId: first.id }, query: { against: second.id } } }),
+      client.GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', {
+        params: { path: { slug: ws.slug, baselineId: first.id }, query: { against: second.id } },
+      }),
     );
     expect(between.against).toMatchObject({ id: second.id, name: 'second' });
     expect(between.transitions).toEqual({ state: { 'backlog->started': 2 }, priority: { 'high->urgent': 1, 'low->medium': 1 } });
@@ -81,7 +85,9 @@ describe('GET /api/workspaces/{slug}/baselines/{baselineId}/changes/', () => {
     expect(await page({ kind: 'removed' })).toMatchObject({ total: 0, results: [] });
     expect(await page({ kind: 'changed', offset: 3 })).toMatchObject({ total: 0, results: [] });
     expectFailure(
-      await client.GET('/api/workspaces/{slug}/baselines/{baselineId}/changes/', { params: { path: { slug: ws.slug, baselineId: base.id }, query: { kind: 'moved' as 'added' } } }),
+      await client.GET('/api/workspaces/{slug}/baselines/{baselineId}/changes/', {
+        params: { path: { slug: ws.slug, baselineId: base.id }, query: { kind: 'moved' as 'added' } },
+      }),
       400,
     );
   });

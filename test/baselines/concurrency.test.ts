@@ -69,7 +69,8 @@ describe('snapshots taken while issues are written', () => {
     const { byGroup } = await projectStates(api, ws, project.id);
     const token = ws.admin.token;
     const seed = [];
-    for (let i = 0; i < 30; i++) seed.push(await createIssue(api, ws, project.id, { state_id: byGroup(pick(STATE_GROUPS, i)), priority: pick(PRIORITIES, i * 2) }));
+    for (let i = 0; i < 30; i++)
+      seed.push(await createIssue(api, ws, project.id, { state_id: byGroup(pick(STATE_GROUPS, i)), priority: pick(PRIORITIES, i * 2) }));
     const first = await createBaseline(api, ws, project.id, 'Before the storm');
     const issue = (id: string) => `/api/workspaces/${ws.slug}/projects/${project.id}/issues/${id}/`;
 

@@ -34,15 +34,7 @@ export async function deviation(api: Api, ws: WorkspaceFixture, baselineId: stri
 }
 
 /** Creates `count` issues in the state of the group and with the priority, through the API. */
-export async function issuesIn(
-  api: Api,
-  ws: WorkspaceFixture,
-  projectId: string,
-  stateId: string,
-  priority: string,
-  count = 1,
-  name = 'An issue',
-) {
+export async function issuesIn(api: Api, ws: WorkspaceFixture, projectId: string, stateId: string, priority: string, count = 1, name = 'An issue') {
   const made = [];
   for (let i = 0; i < count; i++) made.push(await createIssue(api, ws, projectId, { name, state_id: stateId, priority }));
   return made;

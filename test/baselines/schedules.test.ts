@@ -8,7 +8,10 @@ import { createIssue, createProject, createWorkspace } from '../helpers/factorie
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
-const runJob = () => ctx().app.jobs.find((j) => j.name === 'baselines.schedules')!.run();
+const runJob = () =>
+  ctx()
+    .app.jobs.find((j) => j.name === 'baselines.schedules')!
+    .run();
 
 describe('next_run_at', () => {
   it('is the next local date at the local time, strictly later, on the weekday for weekly schedules (property)', () => {
@@ -68,7 +71,10 @@ describe('baseline schedules', () => {
     expect(created.data).toMatchObject({ every: 'day', weekday: null, at: '09:00', keep_last: 2, next_run_at: '2026-03-07T06:00:00.000Z' });
     const schedule = created.data!;
     const baselines = async () =>
-      (await api.get(`/api/workspaces/${ws.slug}/projects/${path.projectId}/baselines/`, { token: ws.admin.token })).body as { name: string; schedule_id: string | null }[];
+      (await api.get(`/api/workspaces/${ws.slug}/projects/${path.projectId}/baselines/`, { token: ws.admin.token })).body as {
+        name: string;
+        schedule_id: string | null;
+      }[];
 
     await runJob();
     expect(await baselines()).toEqual([]);
@@ -85,14 +91,20 @@ describe('baseline schedules', () => {
     ctx().clock.set('2026-03-11T06:00:00Z');
     await runJob();
     expect((await baselines()).map((b) => b.name)).toEqual(['Daily 2026-03-11', 'Daily 2026-03-10']);
-    const events = await ctx().database.db.selectFrom('events').select('type').where('workspace_id', '=', ws.workspaceId).where('type', '=', 'baseline.created').execute();
+    const events = await ctx()
+      .database.db.selectFrom('events')
+      .select('type')
+      .where('workspace_id', '=', ws.workspaceId)
+      .where('type', '=', 'baseline.created')
+      .execute();
     expect(events).toHaveLength(3);
   });
 
   it('validates the rule, recomputes next_run_at on PATCH, and is admin-only to change', async () => {
     ctx().clock.set('2026-11-22T12:00:00Z');
     const { ws, client, path } = await fixture();
-    const post = (body: Record<string, unknown>) => client.POST('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/', { params: { path }, body: body as never });
+    const post = (body: Record<string, unknown>) =>
+      client.POST('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/', { params: { path }, body: body as never });
     const good = { name_prefix: 'Weekly', every: 'week', weekday: 'mon', at: '09:00', time_zone: 'Europe/Istanbul', keep_last: 4 };
     expect(expectFailure(await post({ ...good, time_zone: 'Mars/Olympus' }), 400).errors?.[0]?.path).toBe('/time_zone');
     expect(expectFailure(await post({ ...good, keep_last: 0 }), 400).errors?.[0]?.path).toBe('/keep_last');
@@ -103,12 +115,23 @@ describe('baseline schedules', () => {
     expect(s.next_run_at).toBe('2026-11-23T06:00:00.000Z');
     const schedulePath = { ...path, scheduleId: s.id };
     const patched = await unwrap(
-      client.PATCH('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/{scheduleId}/', { params: { path: schedulePath }, body: { weekday: 'wed', at: '18:30' } }),
+      client.PATCH('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/{scheduleId}/', {
+        params: { path: schedulePath },
+        body: { weekday: 'wed', at: '18:30' },
+      }),
     );
     expect(patched.next_run_at).toBe('2026-11-25T15:30:00.000Z');
     const member = await ws.addUser('member');
-    expectFailure(await clientFor(ctx().url, member.token).POST('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/', { params: { path }, body: good as never }), 403);
-    expect((await unwrap(clientFor(ctx().url, member.token).GET('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/', { params: { path } }))).length).toBe(1);
+    expectFailure(
+      await clientFor(ctx().url, member.token).POST('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/', {
+        params: { path },
+        body: good as never,
+      }),
+      403,
+    );
+    expect(
+      (await unwrap(clientFor(ctx().url, member.token).GET('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/', { params: { path } }))).length,
+    ).toBe(1);
     const other = await createWorkspace(ctx().api);
     expectFailure(
       await clientFor(ctx().url, other.admin.token).DELETE('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/{scheduleId}/', {
@@ -116,6 +139,8 @@ describe('baseline schedules', () => {
       }),
       404,
     );
-    expect((await client.DELETE('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/{scheduleId}/', { params: { path: schedulePath } })).response.status).toBe(204);
+    expect(
+      (await client.DELETE('/api/workspaces/{slug}/projects/{projectId}/baseline-schedules/{scheduleId}/', { params: { path: schedulePath } })).response.status,
+    ).toBe(204);
   });
 });

@@ -4,13 +4,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { registerAuthentication } from '../../src/http/auth.js';
 import { registerErrorHandling } from '../../src/http/errors.js';
 import { registerJsonParser } from '../../src/http/json-parser.js';
-import {
-  buildTokenForm,
-  createPaytrClient,
-  returnPages,
-  sandboxRoutes,
-  type TokenRequest,
-} from '../../src/modules/billing/paytr/index.js';
+import { buildTokenForm, createPaytrClient, returnPages, sandboxRoutes, type TokenRequest } from '../../src/modules/billing/paytr/index.js';
 
 /**
  * The sandbox inside the service's own HTTP plumbing (JSON-only root parser, problem+json errors, token auth on
@@ -22,9 +16,7 @@ async function plumbedApp() {
   registerJsonParser(app);
   registerErrorHandling(app);
   registerAuthentication(app, async () => null);
-  app.post('/api/webhooks/provider/callback/', { config: { public: true } }, async (_req, reply) =>
-    reply.type('text/plain').send('OK'),
-  );
+  app.post('/api/webhooks/provider/callback/', { config: { public: true } }, async (_req, reply) => reply.type('text/plain').send('OK'));
   await app.register(sandboxRoutes, { config, callbackUrl: 'http://127.0.0.1:9/unused' });
   await app.register(returnPages);
   await app.ready();

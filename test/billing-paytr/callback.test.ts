@@ -71,8 +71,10 @@ describe('parseCallback', () => {
 
   it('refuses a forged hash', () => {
     expect(parseCallback({ ...SUCCESS, hash: 'forged' }, CREDS)).toEqual({ ok: false, error: 'bad_hash' });
-    expect(parseCallback({ ...SUCCESS, hash: callbackHash({ ...CREDS, merchantKey: 'other' }, 'PAY019a2b3c', 'success', '29900') }, CREDS))
-      .toEqual({ ok: false, error: 'bad_hash' });
+    expect(parseCallback({ ...SUCCESS, hash: callbackHash({ ...CREDS, merchantKey: 'other' }, 'PAY019a2b3c', 'success', '29900') }, CREDS)).toEqual({
+      ok: false,
+      error: 'bad_hash',
+    });
   });
 
   it('refuses a signed notification whose signed fields were changed', () => {

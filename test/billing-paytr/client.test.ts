@@ -1,11 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createPaytrClient,
-  PaytrError,
-  type TokenHashFields,
-  type TokenRequest,
-  tokenRequestHash,
-} from '../../src/modules/billing/paytr/index.js';
+import { createPaytrClient, PaytrError, type TokenHashFields, type TokenRequest, tokenRequestHash } from '../../src/modules/billing/paytr/index.js';
 import { CREDS, type FakeServer, paytrConfig, startServer } from './support.js';
 
 const REQUEST: TokenRequest = {
@@ -70,9 +64,24 @@ describe('PayTR client: token request', () => {
     const form = Object.fromEntries(new URLSearchParams(req?.body));
     expect(Object.keys(form).sort()).toEqual(
       [
-        'merchant_id', 'user_ip', 'merchant_oid', 'email', 'payment_amount', 'paytr_token', 'user_basket', 'debug_on',
-        'no_installment', 'max_installment', 'user_name', 'user_address', 'user_phone', 'merchant_ok_url',
-        'merchant_fail_url', 'timeout_limit', 'currency', 'test_mode',
+        'merchant_id',
+        'user_ip',
+        'merchant_oid',
+        'email',
+        'payment_amount',
+        'paytr_token',
+        'user_basket',
+        'debug_on',
+        'no_installment',
+        'max_installment',
+        'user_name',
+        'user_address',
+        'user_phone',
+        'merchant_ok_url',
+        'merchant_fail_url',
+        'timeout_limit',
+        'currency',
+        'test_mode',
       ].sort(),
     );
     expect(form).toMatchObject({
@@ -93,9 +102,7 @@ describe('PayTR client: token request', () => {
       merchant_fail_url: REQUEST.failUrl,
       timeout_limit: '15',
     });
-    expect(JSON.parse(Buffer.from(form.user_basket as string, 'base64').toString('utf8'))).toEqual([
-      ['Pro plan (month)', '239.20', 1],
-    ]);
+    expect(JSON.parse(Buffer.from(form.user_basket as string, 'base64').toString('utf8'))).toEqual([['Pro plan (month)', '239.20', 1]]);
     const expected = tokenRequestHash(CREDS, {
       user_ip: form.user_ip as string,
       merchant_oid: form.merchant_oid as string,
@@ -138,7 +145,7 @@ describe('PayTR client: token request', () => {
     expect(form.paytr_token).toBe(tokenRequestHash(CREDS, form as unknown as TokenHashFields));
   });
 
-  it('throws PaytrError with PayTR\'s reason when the status is failed', async () => {
+  it("throws PaytrError with PayTR's reason when the status is failed", async () => {
     server = await startServer(json({ status: 'failed', reason: 'paytr_token gonderilen degerlerle uyusmuyor' }));
     const client = createPaytrClient(paytrConfig({ apiBase: server.url }));
     await expectPaytrError(client.getToken(REQUEST), 'refused', /^paytr_token gonderilen degerlerle uyusmuyor$/);

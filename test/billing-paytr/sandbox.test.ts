@@ -81,10 +81,7 @@ function order(overrides: Partial<TokenRequest> = {}): TokenRequest {
   };
 }
 
-const callbacksOf = (oid: string) =>
-  receiver.requests
-    .map((r) => Object.fromEntries(new URLSearchParams(r.body)))
-    .filter((f) => f.merchant_oid === oid);
+const callbacksOf = (oid: string) => receiver.requests.map((r) => Object.fromEntries(new URLSearchParams(r.body))).filter((f) => f.merchant_oid === oid);
 
 async function postForm(url: string, form: Record<string, string> | URLSearchParams = {}): Promise<Response> {
   return fetch(url, {

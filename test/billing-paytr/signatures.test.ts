@@ -41,8 +41,7 @@ describe('paytr_token (token request hash)', () => {
 
   it('is HMAC-SHA256(merchant_key) over the fields in PayTR order followed by the salt', () => {
     const message =
-      '123456' + '203.0.113.7' + 'ORDER123' + 'buyer@example.com' + '29900' + TOKEN_FIELDS.user_basket + '1' + '0' +
-      'TL' + '1' + CREDS.merchantSalt;
+      '123456' + '203.0.113.7' + 'ORDER123' + 'buyer@example.com' + '29900' + TOKEN_FIELDS.user_basket + '1' + '0' + 'TL' + '1' + CREDS.merchantSalt;
     expect(tokenRequestHash(CREDS, TOKEN_FIELDS)).toBe(opensslHmac(CREDS.merchantKey, message));
   });
 
@@ -71,9 +70,7 @@ describe('callback hash', () => {
       ['019a0b1c2d3e4f5a6b7c8d9e0f1a2b3c', 'success', '79900'],
       ['x'.repeat(64), 'success', '1'],
     ] as const) {
-      expect(callbackHash(CREDS, oid, status, amount)).toBe(
-        opensslHmac(CREDS.merchantKey, oid + CREDS.merchantSalt + status + amount),
-      );
+      expect(callbackHash(CREDS, oid, status, amount)).toBe(opensslHmac(CREDS.merchantKey, oid + CREDS.merchantSalt + status + amount));
     }
   });
 

@@ -31,9 +31,7 @@ export interface FakeServer {
 }
 
 /** A real HTTP server on 127.0.0.1:<random port> that records every request and answers with `respond`. */
-export async function startServer(
-  respond: (req: Recorded, res: ServerResponse, index: number) => void | Promise<void>,
-): Promise<FakeServer> {
+export async function startServer(respond: (req: Recorded, res: ServerResponse, index: number) => void | Promise<void>): Promise<FakeServer> {
   const requests: Recorded[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -53,7 +53,13 @@ describe('proration (pure)', () => {
 
   it('classifies by the yearly price', () => {
     const now = new Date('2026-01-10T00:00:00.000Z');
-    const current = { status: 'active', plan_slug: 'pro', billing_interval: 'month' as const, amount_per_period: 29900, current_period_end: new Date('2026-02-01T00:00:00.000Z') };
+    const current = {
+      status: 'active',
+      plan_slug: 'pro',
+      billing_interval: 'month' as const,
+      amount_per_period: 29900,
+      current_period_end: new Date('2026-02-01T00:00:00.000Z'),
+    };
     expect(classifyChange(current, { plan_slug: 'business', price: 79900, interval: 'month' }, now)).toBe('upgrade');
     expect(classifyChange(current, { plan_slug: 'mini', price: 9900, interval: 'month' }, now)).toBe('downgrade');
     expect(classifyChange(current, { plan_slug: 'yearly-lite', price: 300000, interval: 'year' }, now)).toBe('downgrade'); // 3000.00 < 12 * 299.00
@@ -86,7 +92,12 @@ describe('plan changes through the sandbox', () => {
       scheduled_plan_slug: null,
     });
     expect(state.limits.plan_slug).toBe('business');
-    expect((await invoices(t, ws)).results[0]).toMatchObject({ plan_slug: 'business', subtotal_amount: 79900, proration_credit: expected, total_amount: 79900 - expected });
+    expect((await invoices(t, ws)).results[0]).toMatchObject({
+      plan_slug: 'business',
+      subtotal_amount: 79900,
+      proration_credit: expected,
+      total_amount: 79900 - expected,
+    });
     const updated = await eventsOf(t, ws.workspaceId, 'subscription.updated');
     expect(updated.map((e) => [(e.data as any).previous_status, (e.data as any).subscription.plan_slug])).toEqual([
       [null, 'pro'],
@@ -107,7 +118,11 @@ describe('plan changes through the sandbox', () => {
     let state = await getSubscription(t, ws);
     expect(state.subscription).toMatchObject({ plan_slug: 'business', status: 'active', scheduled_plan_slug: 'pro', current_period_end: end.toISOString() });
     expect(state.limits.plan_slug).toBe('business');
-    expect((await invoices(t, ws)).results[0]).toMatchObject({ plan_slug: 'pro', period_start: end.toISOString(), period_end: addInterval(end, 'month').toISOString() });
+    expect((await invoices(t, ws)).results[0]).toMatchObject({
+      plan_slug: 'pro',
+      period_start: end.toISOString(),
+      period_end: addInterval(end, 'month').toISOString(),
+    });
 
     t.clock.set(new Date(end.getTime() - 1));
     await job(t, 'billing.lifecycle').run();
@@ -126,7 +141,7 @@ describe('plan changes through the sandbox', () => {
     });
     expect(state.limits.plan_slug).toBe('pro');
     const updated = await eventsOf(t, ws.workspaceId, 'subscription.updated');
-    expect((updated.at(-1)!.data as any)).toMatchObject({ previous_status: 'active', subscription: { plan_slug: 'pro' }, limits: { plan_slug: 'pro' } });
+    expect(updated.at(-1)!.data as any).toMatchObject({ previous_status: 'active', subscription: { plan_slug: 'pro' }, limits: { plan_slug: 'pro' } });
   });
 
   it('plan-check lists what the workspace uses beyond a plan (admin only)', async () => {

@@ -53,12 +53,7 @@ describe('reconciliation with the provider status query (durum-sorgu)', () => {
     const payment = await paymentByOid(t, ws, session.merchant_oid);
     t.clock.advance(700 * SECOND);
     const form = signedCallback(t, session.merchant_oid, 'success', session.amount);
-    const results = await Promise.all([
-      postCallback(t, form),
-      reconcile(t, operator.token, payment.id),
-      jobOf(t).run(),
-      postCallback(t, form),
-    ]);
+    const results = await Promise.all([postCallback(t, form), reconcile(t, operator.token, payment.id), jobOf(t).run(), postCallback(t, form)]);
     expect(results[0].text).toBe('OK');
     expect(expectSuccess(results[1])).toMatchObject({ id: payment.id, status: 'success' });
     expect(await countRows(t, 'invoices', ws.workspaceId)).toBe(1);
@@ -166,9 +161,11 @@ describe('the sandbox keeps its orders in the database', () => {
 
 describe('the sandbox refund and status query endpoints', () => {
   const post = (t: TestApp, path: string, form: Record<string, string>) =>
-    fetch(`${t.config.paytr.apiBase}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() }).then(
-      async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }),
-    );
+    fetch(`${t.config.paytr.apiBase}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
 
   it('refuse a wrong signature, a wrong merchant, missing fields and a malformed amount, in PayTR error form', async () => {
     const t = ctx();
@@ -177,10 +174,26 @@ describe('the sandbox refund and status query endpoints', () => {
     expect(iade).toMatchObject({ status: 200, body: { status: 'error', err_no: '002' } });
     expect((await post(t, '/odeme/iade', { merchant_id: merchantId })).body).toMatchObject({ status: 'error', err_no: '001' });
     const { refundHash, statusQueryHash } = await import('../../src/modules/billing/paytr/index.js');
-    expect((await post(t, '/odeme/iade', { merchant_id: merchantId, merchant_oid: 'X1', return_amount: '1', paytr_token: refundHash(t.config.paytr, 'X1', '1') })).body).toMatchObject({ err_no: '003' });
-    expect((await post(t, '/odeme/iade', { merchant_id: merchantId, merchant_oid: 'X1', return_amount: '1.00', paytr_token: refundHash(t.config.paytr, 'X1', '1.00') })).body).toMatchObject({ err_no: '004' });
-    expect((await post(t, '/odeme/durum-sorgu', { merchant_id: '999', merchant_oid: 'X1', paytr_token: statusQueryHash(t.config.paytr, 'X1') })).body).toMatchObject({ err_no: '002' });
-    expect((await post(t, '/odeme/durum-sorgu', { merchant_id: merchantId, merchant_oid: 'X1', paytr_token: statusQueryHash(t.config.paytr, 'X1') })).body).toMatchObject({ status: 'error', err_no: '003' });
+    expect(
+      (await post(t, '/odeme/iade', { merchant_id: merchantId, merchant_oid: 'X1', return_amount: '1', paytr_token: refundHash(t.config.paytr, 'X1', '1') }))
+        .body,
+    ).toMatchObject({ err_no: '003' });
+    expect(
+      (
+        await post(t, '/odeme/iade', {
+          merchant_id: merchantId,
+          merchant_oid: 'X1',
+          return_amount: '1.00',
+          paytr_token: refundHash(t.config.paytr, 'X1', '1.00'),
+        })
+      ).body,
+    ).toMatchObject({ err_no: '004' });
+    expect(
+      (await post(t, '/odeme/durum-sorgu', { merchant_id: '999', merchant_oid: 'X1', paytr_token: statusQueryHash(t.config.paytr, 'X1') })).body,
+    ).toMatchObject({ err_no: '002' });
+    expect(
+      (await post(t, '/odeme/durum-sorgu', { merchant_id: merchantId, merchant_oid: 'X1', paytr_token: statusQueryHash(t.config.paytr, 'X1') })).body,
+    ).toMatchObject({ status: 'error', err_no: '003' });
   });
 
   it('answer a paid order with its amounts in major units and its refunds', async () => {
@@ -192,7 +205,17 @@ describe('the sandbox refund and status query endpoints', () => {
     const payment = await paymentByOid(t, ws, session.merchant_oid);
     expectSuccess(await as(t, operator.token).POST(refundRoute, { ...byPaymentId(payment.id), body: { amount: 1050 } }), 201);
     const { statusQueryHash } = await import('../../src/modules/billing/paytr/index.js');
-    const res = await post(t, '/odeme/durum-sorgu', { merchant_id: t.config.paytr.merchantId, merchant_oid: session.merchant_oid, paytr_token: statusQueryHash(t.config.paytr, session.merchant_oid) });
-    expect(res.body).toMatchObject({ status: 'success', payment_amount: '299.00', payment_total: '299.00', currency: 'TL', returns: [{ return_amount: '10.50' }] });
+    const res = await post(t, '/odeme/durum-sorgu', {
+      merchant_id: t.config.paytr.merchantId,
+      merchant_oid: session.merchant_oid,
+      paytr_token: statusQueryHash(t.config.paytr, session.merchant_oid),
+    });
+    expect(res.body).toMatchObject({
+      status: 'success',
+      payment_amount: '299.00',
+      payment_total: '299.00',
+      currency: 'TL',
+      returns: [{ return_amount: '10.50' }],
+    });
   });
 });

@@ -71,7 +71,7 @@ describe('refunds through the sandbox provider', () => {
     // events through the outbox, once each
     const refunded = await eventsOf(t, wsId, 'payment.refunded');
     expect(refunded).toHaveLength(2);
-    expect((refunded[1]!.data as any)).toMatchObject({ id: payment.id, status: 'refunded', refunded_amount: 29900 });
+    expect(refunded[1]!.data as any).toMatchObject({ id: payment.id, status: 'refunded', refunded_amount: 29900 });
     expect(await eventsOf(t, wsId, 'payment.succeeded')).toHaveLength(1);
     expect(await eventsOf(t, wsId, 'invoice.created')).toHaveLength(1);
     const updated = await eventsOf(t, wsId, 'subscription.updated');

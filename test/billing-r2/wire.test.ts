@@ -1,25 +1,24 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createPaytrClient,
-  formatMajor,
-  parseMajor,
-  PaytrError,
-  refundHash,
-  statusQueryHash,
-} from '../../src/modules/billing/paytr/index.js';
+import { createPaytrClient, formatMajor, parseMajor, PaytrError, refundHash, statusQueryHash } from '../../src/modules/billing/paytr/index.js';
 import { type FakeServer, paytrConfig, startServer } from '../billing-paytr/support.js';
 
 describe('minor -> major units for return_amount', () => {
   it('writes two decimals and reads back the same integer, for every amount', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.maxSafeNat().map((n) => n % 10_000_000_000_000)), (minor) => {
-        const major = formatMajor(minor);
-        expect(major).toMatch(/^\d+\.\d{2}$/);
-        expect(parseMajor(major)).toBe(minor);
-        // the digits are those of the integer: no float arithmetic can round them
-        expect(BigInt(major.replace('.', ''))).toBe(BigInt(minor));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: 0, max: 1_000_000 }),
+          fc.maxSafeNat().map((n) => n % 10_000_000_000_000),
+        ),
+        (minor) => {
+          const major = formatMajor(minor);
+          expect(major).toMatch(/^\d+\.\d{2}$/);
+          expect(parseMajor(major)).toBe(minor);
+          // the digits are those of the integer: no float arithmetic can round them
+          expect(BigInt(major.replace('.', ''))).toBe(BigInt(minor));
+        },
+      ),
     );
   });
 

@@ -63,6 +63,8 @@ export async function postCallback(t: TestApp, form: URLSearchParams | string, c
 }
 
 export async function countRows(t: TestApp, table: 'invoices' | 'payments' | 'billing_events', workspaceId: string, where = sql`true`) {
-  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE workspace_id = ${workspaceId} AND ${where}`.execute(t.database.db);
+  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE workspace_id = ${workspaceId} AND ${where}`.execute(
+    t.database.db,
+  );
   return r.rows[0]!.n;
 }

@@ -32,7 +32,17 @@ describe('plan catalogue', () => {
     const res = await ctx().api.get('/api/billing/plans/');
     expect(res.status).toBe(200);
     expect(res.body.map((p: any) => p.slug)).toEqual(['free', 'pro', 'business']);
-    expect(res.body[1]).toMatchObject({ slug: 'pro', name: 'Pro', plan_slug: 'pro', plan_name: 'Pro', price_month: 29900, price_year: 299000, currency: 'TRY', trial_days: 14, max_projects: -1 });
+    expect(res.body[1]).toMatchObject({
+      slug: 'pro',
+      name: 'Pro',
+      plan_slug: 'pro',
+      plan_name: 'Pro',
+      price_month: 29900,
+      price_year: 299000,
+      currency: 'TRY',
+      trial_days: 14,
+      max_projects: -1,
+    });
     expect(res.body[2]).toMatchObject({ slug: 'business', max_users: -1, price_month: 79900, price_year: 799000, ai_tokens_monthly: 10000000 });
     expect(res.body[0]).toMatchObject({ slug: 'free', price_month: null, price_year: null, features: { time_tracking: false, custom_properties: false } });
   });
@@ -119,13 +129,27 @@ describe('checkout in the sandbox', () => {
 
     const pending = await api.get(billingPath(ws, 'payments/'), { token: ws.admin.token });
     expect(pending.body).toMatchObject({ total: 1, offset: 0, per_page: 20 });
-    expect(pending.body.results[0]).toMatchObject({ merchant_oid: session.merchant_oid, status: 'pending', amount: 29900, paid_at: null, failure_reason: null, coupon_code: null });
+    expect(pending.body.results[0]).toMatchObject({
+      merchant_oid: session.merchant_oid,
+      status: 'pending',
+      amount: 29900,
+      paid_at: null,
+      failure_reason: null,
+      coupon_code: null,
+    });
 
     expect(await pressSandbox(session.iframe_url!, 'pay')).toBe(`${t.url}/billing/return/ok`);
 
     const { subscription, limits } = await getSubscription(api, ws);
     const now = clock.now();
-    expect(subscription).toMatchObject({ plan_slug: 'pro', status: 'active', billing_interval: 'month', amount_per_period: 29900, currency: 'TRY', cancel_at_period_end: false });
+    expect(subscription).toMatchObject({
+      plan_slug: 'pro',
+      status: 'active',
+      billing_interval: 'month',
+      amount_per_period: 29900,
+      currency: 'TRY',
+      cancel_at_period_end: false,
+    });
     expect(subscription!.current_period_start).toBe(now.toISOString());
     expect(limits).toEqual(PRO_LIMITS);
 
@@ -356,9 +380,19 @@ describe('admin: plans and coupons', () => {
       { token: op.token },
     );
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ slug: 'team', price_year: null, trial_days: 0, is_active: true, features: { time_tracking: false, custom_properties: false } });
+    expect(created.body).toMatchObject({
+      slug: 'team',
+      price_year: null,
+      trial_days: 0,
+      is_active: true,
+      features: { time_tracking: false, custom_properties: false },
+    });
     expectProblem(
-      await t.api.post('/api/admin/plans/', { slug: 'team', name: 'Team', max_users: 1, max_projects: 1, max_storage_gb: 1, ai_tokens_monthly: 0, currency: 'TRY' }, { token: op.token }),
+      await t.api.post(
+        '/api/admin/plans/',
+        { slug: 'team', name: 'Team', max_users: 1, max_projects: 1, max_storage_gb: 1, ai_tokens_monthly: 0, currency: 'TRY' },
+        { token: op.token },
+      ),
       409,
       'conflict',
     );
@@ -370,7 +404,11 @@ describe('admin: plans and coupons', () => {
     expectProblem(await t.api.patch('/api/admin/plans/nope/', { name: 'X' }, { token: op.token }), 404, 'not_found');
 
     const ws = await createWorkspace(t.api);
-    expectProblem(await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'team', billing_interval: 'month' }, { token: ws.admin.token }), 400, 'validation_failed');
+    expectProblem(
+      await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'team', billing_interval: 'month' }, { token: ws.admin.token }),
+      400,
+      'validation_failed',
+    );
   });
 });
 

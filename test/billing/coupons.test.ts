@@ -96,10 +96,18 @@ describe('validate-coupon', () => {
     const { api } = ctx();
     const ws = await createWorkspace(api);
     for (const amount of [0, -5, 1.5, '100', null]) {
-      expectProblem(await api.post(billingPath(ws, 'validate-coupon/'), { code: 'X', plan_slug: 'pro', amount }, { token: ws.admin.token }), 400, 'validation_failed');
+      expectProblem(
+        await api.post(billingPath(ws, 'validate-coupon/'), { code: 'X', plan_slug: 'pro', amount }, { token: ws.admin.token }),
+        400,
+        'validation_failed',
+      );
     }
     expectProblem(await api.post(billingPath(ws, 'validate-coupon/'), { code: 'X', plan_slug: 'pro' }, { token: ws.admin.token }), 400, 'validation_failed');
-    expectProblem(await api.post(billingPath(ws, 'validate-coupon/'), { code: 'X', plan_slug: 'gold', amount: 100 }, { token: ws.admin.token }), 400, 'validation_failed');
+    expectProblem(
+      await api.post(billingPath(ws, 'validate-coupon/'), { code: 'X', plan_slug: 'gold', amount: 100 }, { token: ws.admin.token }),
+      400,
+      'validation_failed',
+    );
   });
 });
 
@@ -113,7 +121,8 @@ describe('coupons at checkout', () => {
     expect(session.amount).toBe(23920);
     // not redeemed until the payment succeeds
     const op = await instanceAdmin(t);
-    const timesRedeemed = async () => (await t.api.get('/api/admin/coupons/', { token: op.token })).body.find((c: any) => c.code === code.toLowerCase()).times_redeemed;
+    const timesRedeemed = async () =>
+      (await t.api.get('/api/admin/coupons/', { token: op.token })).body.find((c: any) => c.code === code.toLowerCase()).times_redeemed;
     expect(await timesRedeemed()).toBe(0);
     await pressSandbox(session.iframe_url!, 'pay');
     expect(await timesRedeemed()).toBe(1);
@@ -123,7 +132,11 @@ describe('coupons at checkout', () => {
     expect(invoice).toMatchObject({ total_amount: 23920, subtotal_amount: 29900, discount_amount: 5980 });
     expect((await getSubscription(t.api, ws)).subscription?.amount_per_period).toBe(29900);
 
-    expectProblem(await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'pro', billing_interval: 'month', coupon_code: code }, { token: ws.admin.token }), 400, 'coupon_invalid');
+    expectProblem(
+      await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'pro', billing_interval: 'month', coupon_code: code }, { token: ws.admin.token }),
+      400,
+      'coupon_invalid',
+    );
     const again = await t.api.post(billingPath(ws, 'validate-coupon/'), { code, plan_slug: 'pro', amount: 29900 }, { token: ws.admin.token });
     expect(again.body).toMatchObject({ valid: false, reason_code: 'already_redeemed' });
   });
@@ -134,7 +147,14 @@ describe('coupons at checkout', () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
     const session = await checkout(t.api, ws, { plan_slug: 'business', billing_interval: 'year', coupon_code: code });
-    expect(session).toEqual({ iframe_token: null, iframe_url: null, merchant_oid: expect.stringMatching(/^[A-Za-z0-9]+$/), amount: 0, currency: 'TRY', proration_credit: 0 });
+    expect(session).toEqual({
+      iframe_token: null,
+      iframe_url: null,
+      merchant_oid: expect.stringMatching(/^[A-Za-z0-9]+$/),
+      amount: 0,
+      currency: 'TRY',
+      proration_credit: 0,
+    });
     const { subscription, limits } = await getSubscription(t.api, ws);
     expect(subscription).toMatchObject({ plan_slug: 'business', status: 'active', billing_interval: 'year', amount_per_period: 799000 });
     expect(limits.plan_slug).toBe('business');
@@ -162,9 +182,15 @@ describe('coupons at checkout', () => {
       SELECT times_redeemed, (SELECT count(*)::int FROM coupon_redemptions WHERE coupon_code = ${code.toLowerCase()}) AS redemptions
       FROM coupons WHERE code = ${code.toLowerCase()}`.execute(t.database.db);
     expect(r.rows[0]).toEqual({ times_redeemed: 1, redemptions: 1 });
-    const skipped = (await countRows(t, 'billing_events', a.workspaceId, sql`type = 'coupon.redemption_skipped'`)) + (await countRows(t, 'billing_events', b.workspaceId, sql`type = 'coupon.redemption_skipped'`));
+    const skipped =
+      (await countRows(t, 'billing_events', a.workspaceId, sql`type = 'coupon.redemption_skipped'`)) +
+      (await countRows(t, 'billing_events', b.workspaceId, sql`type = 'coupon.redemption_skipped'`));
     expect(skipped).toBe(1);
     const c = await createWorkspace(t.api);
-    expectProblem(await t.api.post(billingPath(c, 'checkout/'), { plan_slug: 'pro', billing_interval: 'month', coupon_code: code }, { token: c.admin.token }), 400, 'coupon_invalid');
+    expectProblem(
+      await t.api.post(billingPath(c, 'checkout/'), { plan_slug: 'pro', billing_interval: 'month', coupon_code: code }, { token: c.admin.token }),
+      400,
+      'coupon_invalid',
+    );
   });
 });

@@ -62,11 +62,17 @@ describe('nextState (subscription lifecycle)', () => {
   it('always settles in a status with nothing further due (property)', () => {
     const statuses = ['trialing', 'active', 'past_due', 'suspended', 'canceled', 'expired'] as const;
     fc.assert(
-      fc.property(fc.constantFrom(...statuses), fc.boolean(), fc.integer({ min: -100, max: 1000 }), fc.integer({ min: 0, max: 365 }), (status, cancel, days, grace) => {
-        const { state, transitions } = dueTransitions(sub(status, cancel), at(days), grace);
-        expect(transitions.length).toBeLessThanOrEqual(2);
-        expect(nextState(state, at(days), grace)).toBeNull();
-      }),
+      fc.property(
+        fc.constantFrom(...statuses),
+        fc.boolean(),
+        fc.integer({ min: -100, max: 1000 }),
+        fc.integer({ min: 0, max: 365 }),
+        (status, cancel, days, grace) => {
+          const { state, transitions } = dueTransitions(sub(status, cancel), at(days), grace);
+          expect(transitions.length).toBeLessThanOrEqual(2);
+          expect(nextState(state, at(days), grace)).toBeNull();
+        },
+      ),
     );
   });
 });

@@ -55,7 +55,11 @@ describe('a workspace from free to expiry, through the sandbox', () => {
     const renewal = await checkout(api, ws, { plan_slug: 'pro', billing_interval: 'month' });
     await pressSandbox(renewal.iframe_url!, 'pay');
     state = await getSubscription(api, ws);
-    expect(state.subscription).toMatchObject({ status: 'active', current_period_start: paidAt.toISOString(), current_period_end: addInterval(periodEnd, 'month').toISOString() });
+    expect(state.subscription).toMatchObject({
+      status: 'active',
+      current_period_start: paidAt.toISOString(),
+      current_period_end: addInterval(periodEnd, 'month').toISOString(),
+    });
     ({ payments, invoices } = await lists(ws));
     expect(invoices.results[0]).toMatchObject({
       invoice_number: `INV-${year}-000002`,

@@ -26,7 +26,10 @@ async function pay(ws: WorkspaceFixture, plan = 'pro') {
   expect((await postCallback(t, signedCallback(t, session.merchant_oid, 'success', session.amount))).text).toBe('OK');
 }
 
-const runJob = () => ctx().app.jobs.find((j) => j.name === 'billing.lifecycle')!.run();
+const runJob = () =>
+  ctx()
+    .app.jobs.find((j) => j.name === 'billing.lifecycle')!
+    .run();
 
 async function transitions(workspaceId: string) {
   const r = await sql<{ from_status: string; to_status: string; at: Date }>`

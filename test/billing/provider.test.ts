@@ -49,7 +49,14 @@ describe('checkout against the PayTR API (a local stand-in)', () => {
     const ws = await createWorkspace(t.api);
     const res = await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'business', billing_interval: 'year' }, { token: ws.admin.token });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toEqual({ iframe_token: 'tok123abc', iframe_url: `${base}/odeme/guvenli/tok123abc`, merchant_oid: expect.any(String), amount: 799000, currency: 'TRY', proration_credit: 0 });
+    expect(res.body).toEqual({
+      iframe_token: 'tok123abc',
+      iframe_url: `${base}/odeme/guvenli/tok123abc`,
+      merchant_oid: expect.any(String),
+      amount: 799000,
+      currency: 'TRY',
+      proration_credit: 0,
+    });
     const form = received.at(-1)!;
     expect(form.get('merchant_oid')).toBe(res.body.merchant_oid);
     expect(form.get('payment_amount')).toBe('799000');

@@ -22,7 +22,7 @@ function cli() {
 }
 
 describe('cli plans, coupons and payments', () => {
-  it('manages plans and coupons with the API\'s validation; refusals are AppErrors (exit 1), bad flags UsageErrors (exit 2)', async () => {
+  it("manages plans and coupons with the API's validation; refusals are AppErrors (exit 1), bad flags UsageErrors (exit 2)", async () => {
     const { run, last } = cli();
     await run('plans list', {});
     expect(last()).toMatch(/^slug\s+name.*\n.*free/);

@@ -31,7 +31,9 @@ describe('cli demo', () => {
     const projects = (await api.GET('/api/workspaces/{slug}/projects/', { params: { path: { slug } } })).data!;
     expect(projects.map((p) => p.identifier).sort()).toEqual(['SD', 'WEB']);
     const desk = projects.find((p) => p.identifier === 'SD')!;
-    const issues = await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', { params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 1 } } });
+    const issues = await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
+      params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 1 } },
+    });
     expect(issues.data!.total).toBeGreaterThan(100);
     const baselines = (await api.GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: { slug, projectId: desk.id } } })).data!;
     expect(baselines).toHaveLength(2);
@@ -40,7 +42,9 @@ describe('cli demo', () => {
     const second = cliContext();
     expect(await demoCommand.run({ url: ctx().url }, second.ctx)).toBe(0);
     expect(second.lines.join('\n')).toMatch(/already exists.*Nothing changed/);
-    const after = await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', { params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 1 } } });
+    const after = await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
+      params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 1 } },
+    });
     expect(after.data!.total).toBe(issues.data!.total);
   }, 120_000);
 

@@ -24,8 +24,10 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('CLI', () => {
     const second = JSON.parse((await cli('create-user', '--email', 'Ops@Example.com', '--password', 'longenough', '--name', 'Ops')).stdout);
     expect(second).toMatchObject({ email: 'ops@example.com', display_name: 'Ops', is_instance_admin: true });
     expect((await cli('revoke-admin', '--email', 'ops@example.com')).stdout).toMatch(/"is_instance_admin": false/);
-    await expect(cli('create-user', '--email', 'x@example.com', '--password', 'short')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/at least 8/) });
+    await expect(cli('create-user', '--email', 'x@example.com', '--password', 'short')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/at least 8/),
+    });
     await expect(cli('bogus')).rejects.toMatchObject({ code: 2 });
   }, 120_000);
-
 });

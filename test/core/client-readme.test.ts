@@ -43,15 +43,11 @@ describe('client/README.md', () => {
     // --- the README, as written there ---
 
     // Sign in
-    const { token } = await unwrap(
-      createClient({ baseUrl }).POST('/api/auth/sign-in/', { body: { email: 'ada@example.com', password: 'correct horse' } }),
-    );
+    const { token } = await unwrap(createClient({ baseUrl }).POST('/api/auth/sign-in/', { body: { email: 'ada@example.com', password: 'correct horse' } }));
     const api = createClient({ baseUrl, token });
 
     // Breached SLAs of a workspace, first page
-    const breached = await unwrap(
-      api.GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug: 'acme' }, query: { per_page: 50 } } }),
-    );
+    const breached = await unwrap(api.GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug: 'acme' }, query: { per_page: 50 } } }));
     const lines: string[] = [];
     for (const b of breached.results) lines.push(`${b.issue.sequence_id} ${b.response_due_at}`);
 

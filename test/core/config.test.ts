@@ -4,7 +4,15 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 describe('configuration', () => {
   it('has working defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: null, dataDir: './data', paymentProvider: 'sandbox', allowSignup: true, billingGraceDays: 7 });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      dataDir: './data',
+      paymentProvider: 'sandbox',
+      allowSignup: true,
+      billingGraceDays: 7,
+    });
     expect(c.paytr.apiBase).toBe('http://127.0.0.1:3000/sandbox/paytr');
     expect(Object.isFrozen(c)).toBe(true);
   });

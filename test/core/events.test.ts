@@ -8,7 +8,16 @@ describe('event bus', () => {
     bus.subscribe('issue.deleted', async (tx, e) => void seen.push(`a:${tx}:${e.issue.id}`));
     bus.subscribe('issue.deleted', async (tx, e) => void seen.push(`b:${tx}:${e.issue.id}`));
     bus.subscribe('comment.created', async () => void seen.push('never'));
-    const issue = { id: 'i1', workspaceId: 'w', projectId: 'p', priority: 'none' as const, stateId: 's', stateGroup: 'backlog' as const, createdBy: 'u', createdAt: new Date() };
+    const issue = {
+      id: 'i1',
+      workspaceId: 'w',
+      projectId: 'p',
+      priority: 'none' as const,
+      stateId: 's',
+      stateGroup: 'backlog' as const,
+      createdBy: 'u',
+      createdAt: new Date(),
+    };
     await bus.publish('tx1', { type: 'issue.deleted', at: new Date(), issue });
     expect(seen).toEqual(['a:tx1:i1', 'b:tx1:i1']);
   });
@@ -18,8 +27,8 @@ describe('event bus', () => {
     bus.subscribe('project.sla_policy_changed', async () => {
       throw new Error('veto');
     });
-    await expect(
-      bus.publish(null, { type: 'project.sla_policy_changed', at: new Date(), workspaceId: 'w', projectId: 'p', policyId: null }),
-    ).rejects.toThrow('veto');
+    await expect(bus.publish(null, { type: 'project.sla_policy_changed', at: new Date(), workspaceId: 'w', projectId: 'p', policyId: null })).rejects.toThrow(
+      'veto',
+    );
   });
 });

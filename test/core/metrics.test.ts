@@ -18,9 +18,7 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = res.text;
-    expect(text).toMatch(
-      /http_requests_total\{route="\/api\/workspaces\/:slug\/projects\/:projectId\/issues\/:issueId\/",method="GET",status="200"\} \d+/,
-    );
+    expect(text).toMatch(/http_requests_total\{route="\/api\/workspaces\/:slug\/projects\/:projectId\/issues\/:issueId\/",method="GET",status="200"\} \d+/);
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.1",route="[^"]+",method="POST",status="201"\} \d+/);
     expect(text).toMatch(/http_requests_total\{route="unmatched",method="GET",status="404"\} \d+/);
     expect(text).toMatch(/db_pool_connections_total \d+/);

@@ -43,7 +43,6 @@ const nasty = fc.oneof(
   fc.string({ maxLength: 300 }),
 );
 
-
 describe('robustness', () => {
   it('answers arbitrary bodies and query values on every route with a 2xx or 4xx, never a 5xx', async () => {
     const { api } = ctx();
@@ -55,26 +54,25 @@ describe('robustness', () => {
     const failures: string[] = [];
     for (const op of ops) {
       const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? name);
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            nasty,
-            fc.dictionary(fc.constantFrom(...(op.bodyKeys.length ? op.bodyKeys : ['x'])), nasty, { maxKeys: 4 }),
+      await fc
+        .assert(
+          fc.asyncProperty(
+            fc.oneof(nasty, fc.dictionary(fc.constantFrom(...(op.bodyKeys.length ? op.bodyKeys : ['x'])), nasty, { maxKeys: 4 })),
+            fc.dictionary(fc.constantFrom(...(op.queryKeys.length ? op.queryKeys : ['q'])), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+            async (body, query) => {
+              const qs = new URLSearchParams(query).toString();
+              const res = await api.request(op.method, `${path}${qs ? `?${qs}` : ''}`, {
+                ...t,
+                ...(op.method === 'GET' ? {} : { body }),
+              });
+              const bad = res.status >= 500 || (res.status >= 400 && op.path !== PROVIDER_CALLBACK && !isProblem(res.headers));
+              if (bad) failures.push(`${op.method} ${op.path} ${JSON.stringify(body)} ?${qs} -> ${res.status} ${res.text}`);
+              return !bad;
+            },
           ),
-          fc.dictionary(fc.constantFrom(...(op.queryKeys.length ? op.queryKeys : ['q'])), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
-          async (body, query) => {
-            const qs = new URLSearchParams(query).toString();
-            const res = await api.request(op.method, `${path}${qs ? `?${qs}` : ''}`, {
-              ...t,
-              ...(op.method === 'GET' ? {} : { body }),
-            });
-            const bad = res.status >= 500 || (res.status >= 400 && op.path !== PROVIDER_CALLBACK && !isProblem(res.headers));
-            if (bad) failures.push(`${op.method} ${op.path} ${JSON.stringify(body)} ?${qs} -> ${res.status} ${res.text}`);
-            return !bad;
-          },
-        ),
-        { numRuns: 12, seed: 42, endOnFailure: true },
-      ).catch(() => undefined);
+          { numRuns: 12, seed: 42, endOnFailure: true },
+        )
+        .catch(() => undefined);
     }
     expect(failures).toEqual([]);
   }, 240_000);
@@ -86,7 +84,10 @@ describe('robustness', () => {
     // Sign-out would revoke the token the other requests use.
     const ops = operations(doc).filter((op) => !op.path.includes('/auth/sign-out') && op.path !== PROVIDER_CALLBACK);
     const fill = (op: Operation, overrides: Record<string, string> = {}) =>
-      op.path.replace(/\{(\w+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(ids[name] ?? (name.endsWith('Id') ? '00000000-0000-7000-8000-000000000000' : name)));
+      op.path.replace(
+        /\{(\w+)\}/g,
+        (_, name: string) => overrides[name] ?? encodeURIComponent(ids[name] ?? (name.endsWith('Id') ? '00000000-0000-7000-8000-000000000000' : name)),
+      );
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     let sent = 0;
@@ -131,10 +132,7 @@ describe('robustness', () => {
         else if (res.status < 400) failures.push(`${op.method} ${op.path} {${key}: NUL} -> ${res.status}`);
       }
       const key = op.bodyKeys[0] ?? 'x';
-      for (const body of [
-        `{"${key}":"\\ud800"}`,
-        `{"${key}":"a\\udfffb"}`,
-      ]) {
+      for (const body of [`{"${key}":"\\ud800"}`, `{"${key}":"a\\udfffb"}`]) {
         const res = await send(op, fill(op), body);
         // Valid JSON, but not Unicode text: refused by the same rule as U+0000, naming the field.
         const named = res.status === 400 && res.body?.code === 'validation_failed' && res.body.errors?.some((e: any) => e.path === `/${key}`);

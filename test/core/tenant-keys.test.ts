@@ -50,7 +50,15 @@ describe('tenant keys in the database (migration 0900)', () => {
     // The same rows in the issue's own workspace are accepted.
     await db
       .insertInto('comments')
-      .values({ id: randomUUID(), workspace_id: theirs.workspaceId, issue_id: issue.id, author_id: theirs.admin.user.id, body: 'same tenant', created_at: new Date(), updated_at: new Date() })
+      .values({
+        id: randomUUID(),
+        workspace_id: theirs.workspaceId,
+        issue_id: issue.id,
+        author_id: theirs.admin.user.id,
+        body: 'same tenant',
+        created_at: new Date(),
+        updated_at: new Date(),
+      })
       .execute();
   });
 });

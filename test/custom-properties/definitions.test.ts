@@ -114,7 +114,7 @@ describe('custom property definitions', () => {
     expect((await api.get(propertiesPath(ws, project.id), { token: ws.admin.token })).body).toEqual([res2.body]);
   });
 
-  it('lets a property keep its own name in another case, but not take another property\'s name', async () => {
+  it("lets a property keep its own name in another case, but not take another property's name", async () => {
     const { api } = ctx();
     const { ws, project } = await setup(api);
     const a = await createProperty(api, ws, project.id, { name: 'Alpha', type: 'text' });
@@ -197,11 +197,7 @@ describe('custom property definitions', () => {
     expect((await api.get(valuesPath(ws, project.id, issue.id), { token: ws.admin.token })).body).toEqual([
       { property_id: keep.id, name: keep.name, type: 'checkbox', value: true },
     ]);
-    const rows = await ctx()
-      .database.db.selectFrom('custom_values')
-      .select('issue_id')
-      .where('property_id', '=', gone.id)
-      .execute();
+    const rows = await ctx().database.db.selectFrom('custom_values').select('issue_id').where('property_id', '=', gone.id).execute();
     expect(rows).toEqual([]);
     expectProblem(await api.delete(propertyPath(ws, gone.id), { token: ws.admin.token }), 404, 'not_found');
     expectProblem(await api.patch(propertyPath(ws, gone.id), { name: 'x' }, { token: ws.admin.token }), 404, 'not_found');

@@ -35,11 +35,30 @@ describe('option usage', () => {
     await setValue(api, ws, second.id, tags.id, ['b']);
     await setValue(api, ws, issue.id, points.id, 3);
     const guest = await ws.addUser('guest');
-    expect(await usage(guest.token, ws.slug, tier.id)).toEqual({ values: 2, options: [{ option: 'gold', count: 2 }, { option: 'silver', count: 0 }, { option: 'bronze', count: 0 }] });
-    expect(await usage(ws.admin.token, ws.slug, tags.id)).toEqual({ values: 2, options: [{ option: 'a', count: 1 }, { option: 'b', count: 2 }, { option: 'c', count: 0 }] });
+    expect(await usage(guest.token, ws.slug, tier.id)).toEqual({
+      values: 2,
+      options: [
+        { option: 'gold', count: 2 },
+        { option: 'silver', count: 0 },
+        { option: 'bronze', count: 0 },
+      ],
+    });
+    expect(await usage(ws.admin.token, ws.slug, tags.id)).toEqual({
+      values: 2,
+      options: [
+        { option: 'a', count: 1 },
+        { option: 'b', count: 2 },
+        { option: 'c', count: 0 },
+      ],
+    });
     expect(await usage(ws.admin.token, ws.slug, points.id)).toEqual({ values: 1, options: [] });
     const other = await createWorkspace(api);
-    expectFailure(await as(other.admin.token).GET('/api/workspaces/{slug}/custom-properties/{propertyId}/usage/', { params: { path: { slug: other.slug, propertyId: tier.id } } }), 404);
+    expectFailure(
+      await as(other.admin.token).GET('/api/workspaces/{slug}/custom-properties/{propertyId}/usage/', {
+        params: { path: { slug: other.slug, propertyId: tier.id } },
+      }),
+      404,
+    );
   });
 });
 
@@ -52,11 +71,15 @@ describe('renaming and merging options', () => {
     await setValue(api, ws, issue.id, tier.id, 'gold');
     await setValue(api, ws, issue.id, tags.id, ['c', 'a']);
     const path = (propertyId: string) => ({ params: { path: { slug: ws.slug, propertyId }, query: {} } });
-    const renamed = await unwrap(as(ws.admin.token).PATCH('/api/workspaces/{slug}/custom-properties/{propertyId}/', { ...path(tier.id), body: { rename_options: { gold: 'Gold' } } }));
+    const renamed = await unwrap(
+      as(ws.admin.token).PATCH('/api/workspaces/{slug}/custom-properties/{propertyId}/', { ...path(tier.id), body: { rename_options: { gold: 'Gold' } } }),
+    );
     expect(renamed.options).toEqual(['Gold', 'silver']);
     expect(await valueOf(ws.admin.token, ws.slug, project.id, issue.id, tier.id)).toBe('Gold');
     // a swap is two renames at once
-    await unwrap(as(ws.admin.token).PATCH('/api/workspaces/{slug}/custom-properties/{propertyId}/', { ...path(tags.id), body: { rename_options: { a: 'c', c: 'a' } } }));
+    await unwrap(
+      as(ws.admin.token).PATCH('/api/workspaces/{slug}/custom-properties/{propertyId}/', { ...path(tags.id), body: { rename_options: { a: 'c', c: 'a' } } }),
+    );
     expect(await valueOf(ws.admin.token, ws.slug, project.id, issue.id, tags.id)).toEqual(['a', 'c']);
     const filtered = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/?custom.${tier.id}=Gold`, { token: ws.admin.token });
     expect(filtered.body.total).toBe(1);
@@ -68,7 +91,10 @@ describe('renaming and merging options', () => {
     expect(expectFailure(await patch({ rename_options: { bronze: 'x' } }), 400).errors?.[0]?.path).toBe('/rename_options/bronze');
     expectFailure(await patch({ rename_options: { Gold: 'G' }, options: ['G'] }), 400);
     const member = await ws.addUser('member');
-    expectFailure(await as(member.token).PATCH('/api/workspaces/{slug}/custom-properties/{propertyId}/', { ...path(tier.id), body: { rename_options: { Gold: 'G' } } }), 403);
+    expectFailure(
+      await as(member.token).PATCH('/api/workspaces/{slug}/custom-properties/{propertyId}/', { ...path(tier.id), body: { rename_options: { Gold: 'G' } } }),
+      403,
+    );
   });
 
   it('merges options into one, keeping each option of a multi_select once; dry_run changes nothing', async () => {
@@ -85,7 +111,10 @@ describe('renaming and merging options', () => {
     expect(await unwrap(merge({ from: ['Bug', 'defect'], into: 'bug' }))).toEqual({ affected_issues: 2 });
     expect(await valueOf(ws.admin.token, ws.slug, project.id, issue.id, tags.id)).toEqual(['ui', 'bug']);
     expect(await valueOf(ws.admin.token, ws.slug, project.id, second.id, tags.id)).toEqual(['bug']);
-    expect((await usage(ws.admin.token, ws.slug, tags.id)).options).toEqual([{ option: 'bug', count: 2 }, { option: 'ui', count: 1 }]);
+    expect((await usage(ws.admin.token, ws.slug, tags.id)).options).toEqual([
+      { option: 'bug', count: 2 },
+      { option: 'ui', count: 1 },
+    ]);
 
     expect(expectFailure(await merge({ from: ['ui'], into: 'nope' }), 400).errors?.[0]?.path).toBe('/into');
     expect(expectFailure(await merge({ from: ['ui', 'bug'], into: 'bug' }), 400).errors?.[0]?.path).toBe('/from/1');

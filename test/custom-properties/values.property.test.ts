@@ -46,8 +46,19 @@ const validDate = fc.oneof(
     }),
 );
 const invalidDate = fc.oneof(
-  fc.constantFrom('2026-02-29', '2026-13-01', '2026-00-01', '0000-01-01', '2026-01-32', '2026-11-21T09:30:00', '2026-11-21T25:00:00Z', '2026-11-21T09:30:00+15:00'),
-  fc.tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 32, max: 99 })).map(([y, m, d]) => `${pad(y, 4)}-${pad(m)}-${pad(d)}`),
+  fc.constantFrom(
+    '2026-02-29',
+    '2026-13-01',
+    '2026-00-01',
+    '0000-01-01',
+    '2026-01-32',
+    '2026-11-21T09:30:00',
+    '2026-11-21T25:00:00Z',
+    '2026-11-21T09:30:00+15:00',
+  ),
+  fc
+    .tuple(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 32, max: 99 }))
+    .map(([y, m, d]) => `${pad(y, 4)}-${pad(m)}-${pad(d)}`),
 );
 
 const VALID: Record<string, fc.Arbitrary<unknown>> = {
@@ -68,7 +79,10 @@ function cases(type: string): fc.Arbitrary<Case> {
   const arbitraryJson = judged(fc.jsonValue({ stringUnit: 'binary', maxDepth: 2 }));
   const generated =
     type === 'date'
-      ? fc.oneof(validDate.map((value) => ({ value, valid: true })), invalidDate.map((value) => ({ value, valid: false })))
+      ? fc.oneof(
+          validDate.map((value) => ({ value, valid: true })),
+          invalidDate.map((value) => ({ value, valid: false })),
+        )
       : judged(VALID[type]!);
   return fc.oneof(arbitraryJson, generated, judged(fc.string({ unit: 'binary', maxLength: 30 })));
 }

@@ -74,7 +74,10 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
     const instance = { name, url, child, exited, log };
     running.push(instance);
     for (let i = 0; i < 300; i++) {
-      const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) return instance;
       if (child.exitCode !== null) break;
       await sleep(100);
@@ -122,11 +125,7 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
       for (let i = 0; !stop; i++) {
         const api = live[(i + n) % live.length]!;
         try {
-          const res = await api.post(
-            `/api/workspaces/${ws.slug}/projects/${project.id}/issues/`,
-            { name: `w${n}-${i}` },
-            { token: ws.admin.token },
-          );
+          const res = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/`, { name: `w${n}-${i}` }, { token: ws.admin.token });
           if (res.status === 201) acknowledged.push(res.body.id);
           else failed += 1;
         } catch {
@@ -142,7 +141,10 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
       await sleep(500);
       // Every due subscription's trial ends now: both instances' lifecycle jobs race for them.
       const ids = due.map((w) => w.workspaceId);
-      await db.query(`UPDATE subscriptions SET current_period_start = now() - interval '15 days', current_period_end = now() - interval '1 minute' WHERE workspace_id = ANY($1)`, [ids]);
+      await db.query(
+        `UPDATE subscriptions SET current_period_start = now() - interval '15 days', current_period_end = now() - interval '1 minute' WHERE workspace_id = ANY($1)`,
+        [ids],
+      );
       await sleep(200);
 
       // A stops gracefully (SIGTERM) while the writers keep going; a fresh instance C takes its place.

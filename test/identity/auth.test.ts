@@ -21,11 +21,7 @@ describe('sign-up, sign-in, sign-out', () => {
     expectProblem(await api.post('/api/auth/sign-up/', { email: 'a@b.co', password: 'short', display_name: 'A' }), 400, 'validation_failed');
     expectProblem(await api.post('/api/auth/sign-up/', { email: 'not-an-email', password: 'longenough', display_name: 'A' }), 400, 'validation_failed');
     const { user } = await signUp(api);
-    expectProblem(
-      await api.post('/api/auth/sign-up/', { email: user.email.toUpperCase(), password: 'longenough', display_name: 'A' }),
-      409,
-      'conflict',
-    );
+    expectProblem(await api.post('/api/auth/sign-up/', { email: user.email.toUpperCase(), password: 'longenough', display_name: 'A' }), 409, 'conflict');
   });
 
   it('signs in with the right password only', async () => {

@@ -37,10 +37,7 @@ describe('workspaces', () => {
     const ws = await createWorkspace(api);
     const outsider = as((await signUp(api)).token);
     const hidden = expectFailure(await outsider.GET('/api/workspaces/{slug}/', { params: { path: { slug: ws.slug } } }), 404, 'not_found');
-    const missing = expectFailure(
-      await outsider.GET('/api/workspaces/{slug}/', { params: { path: { slug: `no-such-ws-${Date.now()}` } } }),
-      404,
-    );
+    const missing = expectFailure(await outsider.GET('/api/workspaces/{slug}/', { params: { path: { slug: `no-such-ws-${Date.now()}` } } }), 404);
     expect(hidden.detail).toBe(missing.detail);
     expectFailure(await outsider.GET('/api/workspaces/{slug}/projects/', { params: { path: { slug: ws.slug } } }), 404);
   });
@@ -82,10 +79,7 @@ describe('members', () => {
     const params = { path: { slug: ws.slug } };
     expectFailure(await admin.POST('/api/workspaces/{slug}/members/', { params, body: { email: 'ghost@example.com', role: 'member' } }), 404);
     expectFailure(await admin.POST('/api/workspaces/{slug}/members/', { params, body: { email: ws.admin.user.email, role: 'member' } }), 409);
-    expectFailure(
-      await admin.POST('/api/workspaces/{slug}/members/', { params, body: { email: ws.admin.user.email, role: 'owner' as 'member' } }),
-      400,
-    );
+    expectFailure(await admin.POST('/api/workspaces/{slug}/members/', { params, body: { email: ws.admin.user.email, role: 'owner' as 'member' } }), 400);
   });
 
   it('changes roles, and never removes or demotes the last admin', async () => {

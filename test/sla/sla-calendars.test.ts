@@ -167,7 +167,13 @@ describe('SLA calendars: validation', () => {
     ['start after end', { working_hours: [{ day: 'mon', start: '17:00', end: '09:00' }] }, '/working_hours/0/end'],
     [
       'overlapping intervals of one day',
-      { working_hours: [{ day: 'mon', start: '09:00', end: '13:00' }, { day: 'tue', start: '09:00', end: '17:00' }, { day: 'mon', start: '12:59', end: '17:00' }] },
+      {
+        working_hours: [
+          { day: 'mon', start: '09:00', end: '13:00' },
+          { day: 'tue', start: '09:00', end: '17:00' },
+          { day: 'mon', start: '12:59', end: '17:00' },
+        ],
+      },
       '/working_hours/2',
     ],
     ['a malformed holiday date', { holidays: [{ date: '2026-1-01' }] }, '/holidays/0/date'],
@@ -195,10 +201,16 @@ describe('SLA calendars: validation', () => {
     const { api } = ctx();
     const ws = await createWorkspace(api);
     const c = await createCalendar(ws, {
-      working_hours: [{ day: 'mon', start: '13:00', end: '24:00' }, { day: 'mon', start: '00:00', end: '13:00' }],
+      working_hours: [
+        { day: 'mon', start: '13:00', end: '24:00' },
+        { day: 'mon', start: '00:00', end: '13:00' },
+      ],
       holidays: [{ date: '2028-02-29' }],
     });
-    expect(c.working_hours).toEqual([{ day: 'mon', start: '00:00', end: '13:00' }, { day: 'mon', start: '13:00', end: '24:00' }]);
+    expect(c.working_hours).toEqual([
+      { day: 'mon', start: '00:00', end: '13:00' },
+      { day: 'mon', start: '13:00', end: '24:00' },
+    ]);
   });
 
   it('validates PATCH the same way', async () => {

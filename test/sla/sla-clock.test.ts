@@ -50,7 +50,10 @@ describe('SLA clock on working time', () => {
     const cal = compileCalendar({
       time_zone: 'Europe/Istanbul',
       working_hours: WEEKDAYS_9_17,
-      holidays: [{ date: '2026-11-23', name: '', recurring: false }, { date: '2001-11-24', name: '', recurring: true }],
+      holidays: [
+        { date: '2026-11-23', name: '', recurring: false },
+        { date: '2001-11-24', name: '', recurring: true },
+      ],
     });
     const r = slaClock({ ...base, calendar: cal, targetMs: HOUR, start: at('2026-11-20T14:00:00Z'), now: at('2026-11-20T14:00:00Z') });
     expect(new Date(r.due_at!).toISOString()).toBe('2026-11-25T07:00:00.000Z');
@@ -75,7 +78,16 @@ interface Oracle {
 }
 
 /** Walks minute by minute: a minute counts when its local wall-clock time is in an interval of a non-holiday day. */
-function oracle(spec: CalendarSpec | null, start: number, stop: number | null, pauses: Pause[], now: number, target: number, riskMs: number | null, horizon: number): Oracle {
+function oracle(
+  spec: CalendarSpec | null,
+  start: number,
+  stop: number | null,
+  pauses: Pause[],
+  now: number,
+  target: number,
+  riskMs: number | null,
+  horizon: number,
+): Oracle {
   const until = stop ?? now;
   const days = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
   const working = (m: number) => {
@@ -111,10 +123,17 @@ const toMin = (hhmm: string) => (hhmm === '24:00' ? 1440 : Number(hhmm.slice(0, 
 
 const zones = ['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Europe/Istanbul', 'UTC'];
 const hoursArb = fc
-  .array(fc.record({ day: fc.constantFrom('mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'), a: fc.integer({ min: 0, max: 23 }), len: fc.integer({ min: 1, max: 12 }) }), {
-    minLength: 1,
-    maxLength: 8,
-  })
+  .array(
+    fc.record({
+      day: fc.constantFrom('mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'),
+      a: fc.integer({ min: 0, max: 23 }),
+      len: fc.integer({ min: 1, max: 12 }),
+    }),
+    {
+      minLength: 1,
+      maxLength: 8,
+    },
+  )
   .map((list) => {
     // whole hours (DST changes happen on whole hours in these zones), overlapping intervals of a day dropped
     const kept: { day: string; a: number; b: number }[] = [];
@@ -129,7 +148,14 @@ const hoursArb = fc
 describe('SLA clock: property against a minute-by-minute oracle', () => {
   it('agrees on counted time, due, breach and at-risk instants over random calendars, holidays, pauses and targets', () => {
     // Starts around the DST changes of the three hemispheres' zones.
-    const anchors = ['2026-03-06T00:00:00Z', '2026-03-27T00:00:00Z', '2026-04-02T00:00:00Z', '2026-10-23T00:00:00Z', '2026-10-30T00:00:00Z', '2026-12-30T00:00:00Z'].map(Date.parse);
+    const anchors = [
+      '2026-03-06T00:00:00Z',
+      '2026-03-27T00:00:00Z',
+      '2026-04-02T00:00:00Z',
+      '2026-10-23T00:00:00Z',
+      '2026-10-30T00:00:00Z',
+      '2026-12-30T00:00:00Z',
+    ].map(Date.parse);
     fc.assert(
       fc.property(
         fc.option(
@@ -143,7 +169,9 @@ describe('SLA clock: property against a minute-by-minute oracle', () => {
         fc.constantFrom(...anchors),
         fc.integer({ min: 0, max: 5 * 24 * 60 }),
         fc.integer({ min: 1, max: 30 * 60 }),
-        fc.array(fc.record({ from: fc.integer({ min: 0, max: 8 * 24 * 60 }), len: fc.option(fc.integer({ min: 1, max: 2 * 24 * 60 }), { nil: null }) }), { maxLength: 3 }),
+        fc.array(fc.record({ from: fc.integer({ min: 0, max: 8 * 24 * 60 }), len: fc.option(fc.integer({ min: 1, max: 2 * 24 * 60 }), { nil: null }) }), {
+          maxLength: 3,
+        }),
         fc.integer({ min: 0, max: 12 * 24 * 60 }),
         fc.option(fc.integer({ min: 0, max: 12 * 24 * 60 }), { nil: null }),
         fc.constantFrom(null, 1, 50, 75, 99),
@@ -164,7 +192,10 @@ describe('SLA clock: property against a minute-by-minute oracle', () => {
             .map((p) => ({ from: start + p.from * MIN, to: p.len === null ? null : start + (p.from + p.len) * MIN }))
             .filter((p) => p.from <= now && (p.to === null || p.to <= now));
           // at most one open pause, the latest
-          const open = pauses.filter((p) => p.to === null).sort((a, b) => b.from - a.from).slice(0, 1);
+          const open = pauses
+            .filter((p) => p.to === null)
+            .sort((a, b) => b.from - a.from)
+            .slice(0, 1);
           const history = [...pauses.filter((p) => p.to !== null), ...open];
           const target = targetMin * MIN;
           const r = slaClock({ calendar: spec && compileCalendar(spec), targetMs: target, atRiskPercent: percent, start, stop, pauses: history, now });

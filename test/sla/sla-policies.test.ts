@@ -105,12 +105,24 @@ describe('SLA policies: validation', () => {
     ['a rule without its resolution target', { name: 'P', rules: [{ priority: 'high', response_time_h: 1 }] }, '/rules/0/resolution_time_h'],
     [
       'a resolution target below the response target',
-      { name: 'P', rules: [{ priority: 'low', response_time_h: 1, resolution_time_h: 2 }, { priority: 'high', response_time_h: 4, resolution_time_h: 2 }] },
+      {
+        name: 'P',
+        rules: [
+          { priority: 'low', response_time_h: 1, resolution_time_h: 2 },
+          { priority: 'high', response_time_h: 4, resolution_time_h: 2 },
+        ],
+      },
       '/rules/1/resolution_time_h',
     ],
     [
       'two rules for one priority',
-      { name: 'P', rules: [{ priority: 'high', response_time_h: 1, resolution_time_h: 2 }, { priority: 'high', response_time_h: 2, resolution_time_h: 3 }] },
+      {
+        name: 'P',
+        rules: [
+          { priority: 'high', response_time_h: 1, resolution_time_h: 2 },
+          { priority: 'high', response_time_h: 2, resolution_time_h: 3 },
+        ],
+      },
       '/rules/1/priority',
     ],
   ];

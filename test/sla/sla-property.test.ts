@@ -33,7 +33,12 @@ type Command =
   | { kind: 'default'; policy: number | null }
   | { kind: 'advance'; hours: number };
 
-const createArb = fc.record({ kind: fc.constant('create' as const), project: fc.nat(1), priority: fc.constantFrom(...PRIORITIES), group: fc.constantFrom(...GROUPS) });
+const createArb = fc.record({
+  kind: fc.constant('create' as const),
+  project: fc.nat(1),
+  priority: fc.constantFrom(...PRIORITIES),
+  group: fc.constantFrom(...GROUPS),
+});
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: createArb },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('priority' as const), issue: fc.nat(20), priority: fc.constantFrom(...PRIORITIES) }) },
@@ -55,132 +60,149 @@ describe('SLA trackers against a from-scratch oracle', () => {
 
   it('never disagree with their issues after any sequence of edits', { timeout: 600_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(rulesArb, rulesArb, fc.array(createArb, { minLength: 1, maxLength: 4 }), fc.array(commandArb, { minLength: 1, maxLength: 25 }), async (rules0, rules1, creates, rest) => {
-        const commands: Command[] = [...creates, ...rest];
-        const { api, clock } = ctx();
-        const token = admin.token;
-        const ws = await createWorkspace(api, admin);
-        const base = `/api/workspaces/${ws.slug}`;
-        expect((await api.post(`${base}/members/`, { email: other.user.email, role: 'member' }, { token })).status).toBe(201);
-        const log: Entry[] = [];
-        const t = () => clock.now().getTime();
+      fc.asyncProperty(
+        rulesArb,
+        rulesArb,
+        fc.array(createArb, { minLength: 1, maxLength: 4 }),
+        fc.array(commandArb, { minLength: 1, maxLength: 25 }),
+        async (rules0, rules1, creates, rest) => {
+          const commands: Command[] = [...creates, ...rest];
+          const { api, clock } = ctx();
+          const token = admin.token;
+          const ws = await createWorkspace(api, admin);
+          const base = `/api/workspaces/${ws.slug}`;
+          expect((await api.post(`${base}/members/`, { email: other.user.email, role: 'member' }, { token })).status).toBe(201);
+          const log: Entry[] = [];
+          const t = () => clock.now().getTime();
 
-        const policies: string[] = [];
-        for (const [index, rules] of [rules0, rules1].entries()) {
-          const res = await api.post(policiesPath(ws), { name: `P${index}`, rules, is_default: index === 0 }, { token });
-          expect(res.status, res.text).toBe(201);
-          policies.push(res.body.id);
-          log.push({ kind: 'rules', t: t(), policy: index, rules });
-        }
-        log.push({ kind: 'default', t: t(), policy: 0 });
-        let defaultPolicy: number | null = 0;
+          const policies: string[] = [];
+          for (const [index, rules] of [rules0, rules1].entries()) {
+            const res = await api.post(policiesPath(ws), { name: `P${index}`, rules, is_default: index === 0 }, { token });
+            expect(res.status, res.text).toBe(201);
+            policies.push(res.body.id);
+            log.push({ kind: 'rules', t: t(), policy: index, rules });
+          }
+          log.push({ kind: 'default', t: t(), policy: 0 });
+          let defaultPolicy: number | null = 0;
 
-        const projects: { id: string; states: Record<Group, string> }[] = [];
-        for (const [index, policy] of [null, 1].entries()) {
-          const res = await api.post(`${base}/projects/`, { name: `Project ${index}`, identifier: `PR${index}`, sla_policy_id: policy === null ? null : policies[policy] }, { token });
-          expect(res.status, res.text).toBe(201);
-          const states = (await api.get(`${base}/projects/${res.body.id}/states/`, { token })).body as { id: string; group: Group }[];
-          projects.push({ id: res.body.id, states: Object.fromEntries(states.map((s) => [s.group, s.id])) as Record<Group, string> });
-          log.push({ kind: 'projectPolicy', t: t(), project: index, policy });
-        }
+          const projects: { id: string; states: Record<Group, string> }[] = [];
+          for (const [index, policy] of [null, 1].entries()) {
+            const res = await api.post(
+              `${base}/projects/`,
+              { name: `Project ${index}`, identifier: `PR${index}`, sla_policy_id: policy === null ? null : policies[policy] },
+              { token },
+            );
+            expect(res.status, res.text).toBe(201);
+            const states = (await api.get(`${base}/projects/${res.body.id}/states/`, { token })).body as { id: string; group: Group }[];
+            projects.push({ id: res.body.id, states: Object.fromEntries(states.map((s) => [s.group, s.id])) as Record<Group, string> });
+            log.push({ kind: 'projectPolicy', t: t(), project: index, policy });
+          }
 
-        const issues: { id: string; project: number; group: Group }[] = [];
-        for (const c of commands) {
-          const target = 'issue' in c && issues.length ? issues[c.issue % issues.length]! : undefined;
-          const issuePath = target && `${base}/projects/${projects[target.project]!.id}/issues/${target.id}/`;
-          switch (c.kind) {
-            case 'create': {
-              const p = projects[c.project]!;
-              const res = await api.post(`${base}/projects/${p.id}/issues/`, { name: 'Issue', priority: c.priority, state_id: p.states[c.group] }, { token });
-              expect(res.status, res.text).toBe(201);
-              log.push({ kind: 'created', t: new Date(res.body.created_at).getTime(), issue: issues.length, project: c.project, priority: c.priority, group: c.group });
-              issues.push({ id: res.body.id, project: c.project, group: c.group });
-              break;
-            }
-            case 'priority':
-              if (!target) break;
-              expect((await api.patch(issuePath!, { priority: c.priority }, { token })).status).toBe(200);
-              log.push({ kind: 'priority', t: t(), issue: issues.indexOf(target), priority: c.priority });
-              break;
-            case 'state':
-              if (!target || target.group === c.group) break;
-              expect((await api.patch(issuePath!, { state_id: projects[target.project]!.states[c.group] }, { token })).status).toBe(200);
-              target.group = c.group;
-              log.push({ kind: 'state', t: t(), issue: issues.indexOf(target), group: c.group });
-              break;
-            case 'comment':
-              if (!target) break;
-              expect((await api.post(`${issuePath!}comments/`, { body: 'hi' }, { token: c.byCreator ? token : other.token })).status).toBe(201);
-              log.push({ kind: 'comment', t: t(), issue: issues.indexOf(target), byCreator: c.byCreator });
-              break;
-            case 'projectPolicy': {
-              const body = { sla_policy_id: c.policy === null ? null : policies[c.policy] };
-              expect((await api.patch(`${base}/projects/${projects[c.project]!.id}/`, body, { token })).status).toBe(200);
-              log.push({ kind: 'projectPolicy', t: t(), project: c.project, policy: c.policy });
-              break;
-            }
-            case 'rules':
-              expect((await api.patch(`${policiesPath(ws)}${policies[c.policy]}/`, { rules: c.rules }, { token })).status).toBe(200);
-              log.push({ kind: 'rules', t: t(), policy: c.policy, rules: c.rules });
-              break;
-            case 'default': {
-              const id = c.policy ?? defaultPolicy;
-              if (id !== null) {
-                const res = await api.patch(`${policiesPath(ws)}${policies[id]}/`, { is_default: c.policy !== null }, { token });
-                expect(res.status).toBe(200);
+          const issues: { id: string; project: number; group: Group }[] = [];
+          for (const c of commands) {
+            const target = 'issue' in c && issues.length ? issues[c.issue % issues.length]! : undefined;
+            const issuePath = target && `${base}/projects/${projects[target.project]!.id}/issues/${target.id}/`;
+            switch (c.kind) {
+              case 'create': {
+                const p = projects[c.project]!;
+                const res = await api.post(`${base}/projects/${p.id}/issues/`, { name: 'Issue', priority: c.priority, state_id: p.states[c.group] }, { token });
+                expect(res.status, res.text).toBe(201);
+                log.push({
+                  kind: 'created',
+                  t: new Date(res.body.created_at).getTime(),
+                  issue: issues.length,
+                  project: c.project,
+                  priority: c.priority,
+                  group: c.group,
+                });
+                issues.push({ id: res.body.id, project: c.project, group: c.group });
+                break;
               }
-              defaultPolicy = c.policy;
-              log.push({ kind: 'default', t: t(), policy: c.policy });
-              break;
+              case 'priority':
+                if (!target) break;
+                expect((await api.patch(issuePath!, { priority: c.priority }, { token })).status).toBe(200);
+                log.push({ kind: 'priority', t: t(), issue: issues.indexOf(target), priority: c.priority });
+                break;
+              case 'state':
+                if (!target || target.group === c.group) break;
+                expect((await api.patch(issuePath!, { state_id: projects[target.project]!.states[c.group] }, { token })).status).toBe(200);
+                target.group = c.group;
+                log.push({ kind: 'state', t: t(), issue: issues.indexOf(target), group: c.group });
+                break;
+              case 'comment':
+                if (!target) break;
+                expect((await api.post(`${issuePath!}comments/`, { body: 'hi' }, { token: c.byCreator ? token : other.token })).status).toBe(201);
+                log.push({ kind: 'comment', t: t(), issue: issues.indexOf(target), byCreator: c.byCreator });
+                break;
+              case 'projectPolicy': {
+                const body = { sla_policy_id: c.policy === null ? null : policies[c.policy] };
+                expect((await api.patch(`${base}/projects/${projects[c.project]!.id}/`, body, { token })).status).toBe(200);
+                log.push({ kind: 'projectPolicy', t: t(), project: c.project, policy: c.policy });
+                break;
+              }
+              case 'rules':
+                expect((await api.patch(`${policiesPath(ws)}${policies[c.policy]}/`, { rules: c.rules }, { token })).status).toBe(200);
+                log.push({ kind: 'rules', t: t(), policy: c.policy, rules: c.rules });
+                break;
+              case 'default': {
+                const id = c.policy ?? defaultPolicy;
+                if (id !== null) {
+                  const res = await api.patch(`${policiesPath(ws)}${policies[id]}/`, { is_default: c.policy !== null }, { token });
+                  expect(res.status).toBe(200);
+                }
+                defaultPolicy = c.policy;
+                log.push({ kind: 'default', t: t(), policy: c.policy });
+                break;
+              }
+              case 'advance':
+                clock.advanceHours(c.hours);
+                break;
             }
-            case 'advance':
-              clock.advanceHours(c.hours);
-              break;
           }
-        }
 
-        const now = t();
-        const breached: { issueId: string; breachAt: number }[] = [];
-        for (const [index, issue] of issues.entries()) {
-          const expected = expectedTracker(log, index);
-          const res = await api.get(trackerPath(ws, issue.id), { token: other.token });
-          if (!expected) {
-            expect(res.status, `issue ${index}: ${res.text}`).toBe(404);
-            expect(res.body.code).toBe('sla_not_applicable');
-            continue;
+          const now = t();
+          const breached: { issueId: string; breachAt: number }[] = [];
+          for (const [index, issue] of issues.entries()) {
+            const expected = expectedTracker(log, index);
+            const res = await api.get(trackerPath(ws, issue.id), { token: other.token });
+            if (!expected) {
+              expect(res.status, `issue ${index}: ${res.text}`).toBe(404);
+              expect(res.body.code).toBe('sla_not_applicable');
+              continue;
+            }
+            const flags = expectedBreach(expected, now);
+            const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+            expect(res.status, res.text).toBe(200);
+            expect(res.body, `issue ${index}`).toEqual({
+              id: expect.any(String),
+              issue_id: issue.id,
+              policy_id: policies[expected.policy],
+              priority: expected.priority,
+              response_due_at: iso(expected.response_due_at),
+              resolution_due_at: iso(expected.resolution_due_at),
+              responded_at: iso(expected.responded_at),
+              resolved_at: iso(expected.resolved_at),
+              response_breached: flags.response_breached,
+              resolution_breached: flags.resolution_breached,
+              calendar_id: null,
+              paused: false,
+              response_remaining_seconds: flags.response_remaining_seconds,
+              resolution_remaining_seconds: flags.resolution_remaining_seconds,
+              at_risk: flags.at_risk,
+            });
+            if (flags.response_breached || flags.resolution_breached) breached.push({ issueId: issue.id, breachAt: flags.breachAt! });
           }
-          const flags = expectedBreach(expected, now);
-          const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-          expect(res.status, res.text).toBe(200);
-          expect(res.body, `issue ${index}`).toEqual({
-            id: expect.any(String),
-            issue_id: issue.id,
-            policy_id: policies[expected.policy],
-            priority: expected.priority,
-            response_due_at: iso(expected.response_due_at),
-            resolution_due_at: iso(expected.resolution_due_at),
-            responded_at: iso(expected.responded_at),
-            resolved_at: iso(expected.resolved_at),
-            response_breached: flags.response_breached,
-            resolution_breached: flags.resolution_breached,
-            calendar_id: null,
-            paused: false,
-            response_remaining_seconds: flags.response_remaining_seconds,
-            resolution_remaining_seconds: flags.resolution_remaining_seconds,
-            at_risk: flags.at_risk,
-          });
-          if (flags.response_breached || flags.resolution_breached) breached.push({ issueId: issue.id, breachAt: flags.breachAt! });
-        }
 
-        const list = await api.get(breachedPath(ws, '?per_page=100'), { token: other.token });
-        expect(list.status).toBe(200);
-        expect(list.body.total).toBe(breached.length);
-        const listed = list.body.results.map((r: { issue_id: string }) => r.issue_id);
-        expect([...listed].sort()).toEqual(breached.map((b) => b.issueId).sort());
-        const breachAt = new Map(breached.map((b) => [b.issueId, b.breachAt]));
-        const order = listed.map((id: string) => breachAt.get(id)!);
-        expect(order).toEqual([...order].sort((a, b) => a - b));
-      }),
+          const list = await api.get(breachedPath(ws, '?per_page=100'), { token: other.token });
+          expect(list.status).toBe(200);
+          expect(list.body.total).toBe(breached.length);
+          const listed = list.body.results.map((r: { issue_id: string }) => r.issue_id);
+          expect([...listed].sort()).toEqual(breached.map((b) => b.issueId).sort());
+          const breachAt = new Map(breached.map((b) => [b.issueId, b.breachAt]));
+          const order = listed.map((id: string) => breachAt.get(id)!);
+          expect(order).toEqual([...order].sort((a, b) => a - b));
+        },
+      ),
       { numRuns: Number(process.env.SLA_PROPERTY_RUNS ?? 40) },
     );
   });

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIssue, createProject, createWorkspace, expectProblem, projectStates } from '../helpers/factories.js';
 import { useTestApp } from '../helpers/test-app.js';
-import {
-  breachedPath,
-  comment,
-  createPolicy,
-  patchIssue,
-  patchPolicy,
-  patchProject,
-  plusHours,
-  policiesPath,
-  tracker,
-  trackerPath,
-} from './sla-fixtures.js';
+import { breachedPath, comment, createPolicy, patchIssue, patchPolicy, patchProject, plusHours, policiesPath, tracker, trackerPath } from './sla-fixtures.js';
 
 const ctx = useTestApp();
 
@@ -88,7 +77,11 @@ describe('which policy applies', () => {
     expect((await tracker(api, ws, b.id)).policy_id).toBe(policy!.id);
 
     expect((await patchProject(api, ws, project.id, { sla_policy_id: fast.id })).status).toBe(200);
-    expect(await tracker(api, ws, b.id)).toMatchObject({ policy_id: fast.id, response_due_at: plusHours(b.created_at, 1), resolution_due_at: plusHours(b.created_at, 2) });
+    expect(await tracker(api, ws, b.id)).toMatchObject({
+      policy_id: fast.id,
+      response_due_at: plusHours(b.created_at, 1),
+      resolution_due_at: plusHours(b.created_at, 2),
+    });
     expect((await patchProject(api, ws, project.id, { sla_policy_id: null })).status).toBe(200);
     expect(await tracker(api, ws, b.id)).toMatchObject({ policy_id: policy!.id, response_due_at: plusHours(b.created_at, 4) });
   });
@@ -114,7 +107,12 @@ describe('recomputation', () => {
     clock.advanceHours(2);
     await patchIssue(api, ws, project.id, issue.id, { priority: 'urgent' });
     const after = await tracker(api, ws, issue.id);
-    expect(after).toMatchObject({ id: before.id, priority: 'urgent', response_due_at: plusHours(issue.created_at, 1), resolution_due_at: plusHours(issue.created_at, 4) });
+    expect(after).toMatchObject({
+      id: before.id,
+      priority: 'urgent',
+      response_due_at: plusHours(issue.created_at, 1),
+      resolution_due_at: plusHours(issue.created_at, 4),
+    });
     expect(after.response_breached).toBe(true);
     await patchIssue(api, ws, project.id, issue.id, { priority: 'none' });
     expectProblem(await api.get(trackerPath(ws, issue.id), { token: ws.admin.token }), 404, 'sla_not_applicable');
@@ -142,7 +140,10 @@ describe('recomputation', () => {
         { priority: 'urgent', response_time_h: 1, resolution_time_h: 2 },
       ],
     });
-    expect(await tracker(api, ws, open.id)).toMatchObject({ response_due_at: plusHours(open.created_at, 2), resolution_due_at: plusHours(open.created_at, 10) });
+    expect(await tracker(api, ws, open.id)).toMatchObject({
+      response_due_at: plusHours(open.created_at, 2),
+      resolution_due_at: plusHours(open.created_at, 10),
+    });
     expect(await tracker(api, ws, done.id)).toEqual(doneBefore);
     expectProblem(await api.get(trackerPath(ws, low.id), { token: ws.admin.token }), 404, 'sla_not_applicable');
     // Reopening the resolved issue brings its open target in line with the current rules; the response target was
@@ -193,12 +194,17 @@ describe('concurrency', () => {
     const rules = [{ priority: 'high', response_time_h: 2, resolution_time_h: 3 }];
     const [patched, ...created] = await Promise.all([
       api.patch(`${policiesPath(ws)}${policy!.id}/`, { rules }, { token: ws.admin.token }),
-      ...Array.from({ length: 8 }, () => api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/`, { name: 'x', priority: 'high' }, { token: ws.admin.token })),
+      ...Array.from({ length: 8 }, () =>
+        api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/`, { name: 'x', priority: 'high' }, { token: ws.admin.token }),
+      ),
     ]);
     expect(patched!.status).toBe(200);
     for (const res of created) {
       expect(res.status).toBe(201);
-      expect(await tracker(api, ws, res.body.id)).toMatchObject({ response_due_at: plusHours(res.body.created_at, 2), resolution_due_at: plusHours(res.body.created_at, 3) });
+      expect(await tracker(api, ws, res.body.id)).toMatchObject({
+        response_due_at: plusHours(res.body.created_at, 2),
+        resolution_due_at: plusHours(res.body.created_at, 3),
+      });
     }
   });
 });
@@ -258,7 +264,12 @@ describe('responded_at and resolved_at', () => {
   it('treats an issue created in a completed state as responded and resolved at creation', async () => {
     const { api, ws, project, byGroup } = await setup();
     const issue = await createIssue(api, ws, project.id, { priority: 'urgent', state_id: byGroup('completed') });
-    expect(await tracker(api, ws, issue.id)).toMatchObject({ responded_at: issue.created_at, resolved_at: issue.created_at, response_breached: false, resolution_breached: false });
+    expect(await tracker(api, ws, issue.id)).toMatchObject({
+      responded_at: issue.created_at,
+      resolved_at: issue.created_at,
+      response_breached: false,
+      resolution_breached: false,
+    });
   });
 });
 

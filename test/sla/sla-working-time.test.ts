@@ -140,7 +140,17 @@ describe('working time (contract 11.3)', () => {
     const read = () => unwrap(admin(ws).GET('/api/workspaces/{slug}/issues/{issueId}/sla/', { params: { path: { slug: ws.slug, issueId: issue.id } } }));
     expect((await read()).response_due_at).toBe('2026-01-19T13:00:00.000Z');
     const path = { slug: ws.slug, calendarId: cal.id };
-    await unwrap(admin(ws).PATCH('/api/workspaces/{slug}/sla-calendars/{calendarId}/', { params: { path }, body: { working_hours: [{ day: 'mon', start: '09:00', end: '11:00' }, { day: 'tue', start: '10:00', end: '18:00' }] } }));
+    await unwrap(
+      admin(ws).PATCH('/api/workspaces/{slug}/sla-calendars/{calendarId}/', {
+        params: { path },
+        body: {
+          working_hours: [
+            { day: 'mon', start: '09:00', end: '11:00' },
+            { day: 'tue', start: '10:00', end: '18:00' },
+          ],
+        },
+      }),
+    );
     expect((await read()).response_due_at).toBe('2026-01-20T12:00:00.000Z');
     await unwrap(admin(ws).PATCH('/api/workspaces/{slug}/sla-calendars/{calendarId}/', { params: { path }, body: { time_zone: 'Europe/Istanbul' } }));
     // Created Monday 12:00 local, after Monday's hours: Tuesday 10:00 local (07:00 UTC) + 4 h.
@@ -161,13 +171,27 @@ describe('working time (contract 11.3)', () => {
     const metBefore = await s.tracker(met.id);
     expect(metBefore.response_remaining_seconds).toBeNull();
     const cal = await calendar(s.ws, { time_zone: 'UTC' });
-    await unwrap(admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug: s.ws.slug, policyId: s.policy.id } }, body: { calendar_id: cal.id } }));
+    await unwrap(
+      admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', {
+        params: { path: { slug: s.ws.slug, policyId: s.policy.id } },
+        body: { calendar_id: cal.id },
+      }),
+    );
     // Friday 15:00-17:00 is 2 h: response due Monday 11:00; resolution 6 more hours: Monday 15:00.
-    expect(await s.tracker(open.id)).toMatchObject({ calendar_id: cal.id, response_due_at: '2026-01-19T11:00:00.000Z', resolution_due_at: '2026-01-19T15:00:00.000Z' });
+    expect(await s.tracker(open.id)).toMatchObject({
+      calendar_id: cal.id,
+      response_due_at: '2026-01-19T11:00:00.000Z',
+      resolution_due_at: '2026-01-19T15:00:00.000Z',
+    });
     // The met response target keeps its due time (Friday 19:00, from before the calendar).
     expect(metBefore.response_due_at).toBe('2026-01-16T19:00:00.000Z');
     expect(await s.tracker(met.id)).toMatchObject({ response_due_at: metBefore.response_due_at, resolution_due_at: '2026-01-19T15:00:00.000Z' });
-    await unwrap(admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug: s.ws.slug, policyId: s.policy.id } }, body: { calendar_id: null } }));
+    await unwrap(
+      admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', {
+        params: { path: { slug: s.ws.slug, policyId: s.policy.id } },
+        body: { calendar_id: null },
+      }),
+    );
     expect(await s.tracker(open.id)).toMatchObject({ calendar_id: null, response_due_at: plus(open.created_at, 4 * HOUR) });
   });
 });
@@ -191,7 +215,11 @@ describe('pauses (contract 11.2, 11.3)', () => {
     expect((await s.breached()).total).toBe(0);
     await s.move(issue.id, s.byGroup('unstarted'));
     clock.advance(HOUR);
-    expect(await s.tracker(issue.id)).toMatchObject({ paused: false, resolution_remaining_seconds: 6 * 3600, resolution_due_at: plus(issue.created_at, 18 * HOUR) });
+    expect(await s.tracker(issue.id)).toMatchObject({
+      paused: false,
+      resolution_remaining_seconds: 6 * 3600,
+      resolution_due_at: plus(issue.created_at, 18 * HOUR),
+    });
     const history = await unwrap(
       admin(s.ws).GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/', {
         params: { path: { slug: s.ws.slug, projectId: s.project.id, issueId: issue.id } },
@@ -245,7 +273,12 @@ describe('pauses (contract 11.2, 11.3)', () => {
 
 describe('at risk (contract 11.3)', () => {
   it('lists trackers whose open target has counted its at-risk share, soonest due first, and drops them once breached or paused', async () => {
-    const s = await setup({ rules: [{ priority: 'urgent', response_time_h: 1, resolution_time_h: 8 }, { priority: 'high', response_time_h: 2, resolution_time_h: 8 }] });
+    const s = await setup({
+      rules: [
+        { priority: 'urgent', response_time_h: 1, resolution_time_h: 8 },
+        { priority: 'high', response_time_h: 2, resolution_time_h: 8 },
+      ],
+    });
     const { clock } = ctx();
     const high = await s.issue('high'); // response 2 h: at risk from 1.5 h
     const urgent = await s.issue('urgent'); // response 1 h: at risk from 45 min
@@ -254,7 +287,11 @@ describe('at risk (contract 11.3)', () => {
     clock.advance(15 * 60_000);
     let page = await s.atRisk();
     expect(page.results.map((r) => r.issue_id)).toEqual([urgent.id]);
-    expect(page.results[0]).toMatchObject({ at_risk: true, response_remaining_seconds: 15 * 60, issue: { id: urgent.id, priority: 'urgent', state_group: 'backlog' } });
+    expect(page.results[0]).toMatchObject({
+      at_risk: true,
+      response_remaining_seconds: 15 * 60,
+      issue: { id: urgent.id, priority: 'urgent', state_group: 'backlog' },
+    });
     clock.advance(45 * 60_000); // 1.5 h: urgent breached, high at risk
     page = await s.atRisk();
     expect(page.results.map((r) => r.issue_id)).toEqual([high.id]);
@@ -275,10 +312,20 @@ describe('at risk (contract 11.3)', () => {
     const issue = await s.issue();
     clock.advance(2 * HOUR);
     expect((await s.tracker(issue.id)).at_risk).toBe(true);
-    await unwrap(admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug: s.ws.slug, policyId: s.policy.id } }, body: { at_risk_percent: null } }));
+    await unwrap(
+      admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', {
+        params: { path: { slug: s.ws.slug, policyId: s.policy.id } },
+        body: { at_risk_percent: null },
+      }),
+    );
     expect((await s.tracker(issue.id)).at_risk).toBe(false);
     expect((await s.atRisk()).total).toBe(0);
-    await unwrap(admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug: s.ws.slug, policyId: s.policy.id } }, body: { at_risk_percent: 25 } }));
+    await unwrap(
+      admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', {
+        params: { path: { slug: s.ws.slug, policyId: s.policy.id } },
+        body: { at_risk_percent: 25 },
+      }),
+    );
     expect((await s.atRisk()).results.map((r) => r.issue_id)).toEqual([issue.id]);
   });
 
@@ -302,10 +349,18 @@ describe('at risk (contract 11.3)', () => {
     const foreign = await calendar(other);
     const path = { slug: s.ws.slug, policyId: s.policy.id };
     for (const at_risk_percent of [0, -5, 100, 12.5]) {
-      const problem = expectFailure(await admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path }, body: { at_risk_percent } }), 400, 'validation_failed');
+      const problem = expectFailure(
+        await admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path }, body: { at_risk_percent } }),
+        400,
+        'validation_failed',
+      );
       expect(problem.errors?.[0]?.path).toBe('/at_risk_percent');
     }
-    const problem = expectFailure(await admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path }, body: { calendar_id: foreign.id } }), 400, 'validation_failed');
+    const problem = expectFailure(
+      await admin(s.ws).PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path }, body: { calendar_id: foreign.id } }),
+      400,
+      'validation_failed',
+    );
     expect(problem.errors?.[0]?.path).toBe('/calendar_id');
   });
 });
@@ -315,19 +370,30 @@ describe('SLA events (contract 11.4)', () => {
     const r = await startReceiver();
     receivers.push(r);
     const hook = await unwrap(
-      admin(ws).POST('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } }, body: { url: r.url, event_types: ['sla.at_risk', 'sla.breached'] } }),
+      admin(ws).POST('/api/workspaces/{slug}/webhooks/', {
+        params: { path: { slug: ws.slug } },
+        body: { url: r.url, event_types: ['sla.at_risk', 'sla.breached'] },
+      }),
     );
     const events = () => r.received.map((x) => new Webhook(hook.secret).verify(x.body, x.headers as Record<string, string>) as { type: string; data: any });
     return { r, events };
   }
   // The scanner serves every workspace of the app: what a test checks is its own workspace's events in the outbox.
-  const scanAll = () => ctx().app.jobs.find((j) => j.name === 'sla.events')!.run() as Promise<number>;
+  const scanAll = () =>
+    ctx()
+      .app.jobs.find((j) => j.name === 'sla.events')!
+      .run() as Promise<number>;
   const recorded = async (ws: WorkspaceFixture) => {
     const { rows } = await sql<{ type: string; target: string }>`
-      SELECT type, data->>'target' AS target FROM events WHERE workspace_id = ${ws.workspaceId} AND type LIKE 'sla.%' ORDER BY created_at, id`.execute(ctx().database.db);
+      SELECT type, data->>'target' AS target FROM events WHERE workspace_id = ${ws.workspaceId} AND type LIKE 'sla.%' ORDER BY created_at, id`.execute(
+      ctx().database.db,
+    );
     return rows.map((r) => `${r.type}:${r.target}`);
   };
-  const deliver = () => ctx().app.jobs.find((j) => j.name === 'webhooks.deliver')!.run();
+  const deliver = () =>
+    ctx()
+      .app.jobs.find((j) => j.name === 'webhooks.deliver')!
+      .run();
 
   it('sends sla.at_risk and sla.breached once per target and crossing, with the tracker and its issue', async () => {
     const s = await setup({ rules: [{ priority: 'urgent', response_time_h: 1, resolution_time_h: 2 }] });
@@ -341,7 +407,10 @@ describe('SLA events (contract 11.4)', () => {
     await scanAll();
     expect(await recorded(s.ws)).toEqual(['sla.at_risk:response']);
     await r.waitFor(1);
-    expect(events()[0]).toMatchObject({ type: 'sla.at_risk', data: { target: 'response', tracker: { issue_id: issue.id, at_risk: true, issue: { id: issue.id, name: 'Printer on fire' } } } });
+    expect(events()[0]).toMatchObject({
+      type: 'sla.at_risk',
+      data: { target: 'response', tracker: { issue_id: issue.id, at_risk: true, issue: { id: issue.id, name: 'Printer on fire' } } },
+    });
     // Down for hours: every crossing missed is sent once when the scanner runs again.
     clock.advance(5 * HOUR);
     await scanAll();
@@ -349,7 +418,11 @@ describe('SLA events (contract 11.4)', () => {
     expect((await recorded(s.ws)).sort()).toEqual(['sla.at_risk:resolution', 'sla.at_risk:response', 'sla.breached:resolution', 'sla.breached:response']);
     await r.waitFor(4);
     await deliver();
-    expect(events().map((e) => `${e.type}:${e.data.target}`).sort()).toEqual(['sla.at_risk:resolution', 'sla.at_risk:response', 'sla.breached:resolution', 'sla.breached:response']);
+    expect(
+      events()
+        .map((e) => `${e.type}:${e.data.target}`)
+        .sort(),
+    ).toEqual(['sla.at_risk:resolution', 'sla.at_risk:response', 'sla.breached:resolution', 'sla.breached:response']);
     expect(events().find((e) => e.type === 'sla.breached')!.data.tracker).toMatchObject({ response_breached: true, issue: { id: issue.id } });
   });
 

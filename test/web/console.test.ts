@@ -7,7 +7,16 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-results/web';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe.skipIf(!existsSync(CHROMIUM))('the web console in Chromium', () => {
   let ctx: TestApp;
@@ -264,7 +273,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in Chromium', () => {
     const loadProject = res.body.id as string;
     for (let i = 0; i < 100; i += 10) {
       await Promise.all(
-        Array.from({ length: 10 }, (_, k) => api().post(`/api/workspaces/${slug}/projects/${loadProject}/issues/`, { name: `Load issue ${i + k + 1}` }, { token })),
+        Array.from({ length: 10 }, (_, k) =>
+          api().post(`/api/workspaces/${slug}/projects/${loadProject}/issues/`, { name: `Load issue ${i + k + 1}` }, { token }),
+        ),
       );
     }
     const cold = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -274,7 +285,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in Chromium', () => {
     await p.locator('tbody tr').nth(99).waitFor();
     const ms = await p.evaluate(() => performance.now());
     const js = await p.evaluate(() =>
-      performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.js')).reduce((n, e) => n + (e as PerformanceResourceTiming).encodedBodySize, 0),
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.name.endsWith('.js'))
+        .reduce((n, e) => n + (e as PerformanceResourceTiming).encodedBodySize, 0),
     );
     console.log(`issues page with 100 issues: rows rendered ${ms.toFixed(0)} ms after navigation start; JS transferred ${js} bytes`);
     expect(ms).toBeLessThan(1000);

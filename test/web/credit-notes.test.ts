@@ -34,8 +34,7 @@ describe.skipIf(!hasChromium)('billing credit notes in Chromium', () => {
 
   it('lists the credit notes of refunds, newest first, and pages through them', async () => {
     const { page } = h;
-    const refund = (amount: number, reason: string) =>
-      h.ctx.api.post(`/api/admin/payments/${paymentId}/refund/`, { amount, reason }, { token: h.token });
+    const refund = (amount: number, reason: string) => h.ctx.api.post(`/api/admin/payments/${paymentId}/refund/`, { amount, reason }, { token: h.token });
     const first = await refund(10_000, 'Goodwill');
     expect(first.status, first.text).toBe(201);
     for (let i = 0; i < 21; i++) expect((await refund(1, `Correction ${i + 1}`)).status).toBe(201);
@@ -57,7 +56,12 @@ describe.skipIf(!hasChromium)('billing credit notes in Chromium', () => {
     expect(await goodwill.textContent()).toContain(first.body.credit_note_number);
     expect(await goodwill.textContent()).toMatch(/100[.,]00/);
     // The payment shows what was refunded of it.
-    expect(await page.getByRole('row', { name: new RegExp(merchantOid) }).first().textContent()).toMatch(/refunded/);
+    expect(
+      await page
+        .getByRole('row', { name: new RegExp(merchantOid) })
+        .first()
+        .textContent(),
+    ).toMatch(/refunded/);
     await h.checkPhone('billing', `/w/${h.slug}/billing`);
   });
 });

@@ -17,7 +17,11 @@ describe.skipIf(!hasChromium)('issue list sorting and the issue history in Chrom
     await call('post', '/billing/trial/', { plan_slug: 'pro' });
     projectId = (await call('post', '/projects/', { name: 'Web', identifier: 'WEB' })).id;
     pointsId = (await call('post', `/projects/${projectId}/custom-properties/`, { name: 'Points', type: 'number' })).id;
-    for (const [name, priority, points] of [['Alpha', 'low', 3], ['Bravo', 'urgent', 8], ['Charlie', 'medium', null]] as const) {
+    for (const [name, priority, points] of [
+      ['Alpha', 'low', 3],
+      ['Bravo', 'urgent', 8],
+      ['Charlie', 'medium', null],
+    ] as const) {
       issues[name] = (await call('post', `/projects/${projectId}/issues/`, { name, priority })).id;
       if (points !== null) {
         const res = await h.ctx.api.put(`/api/workspaces/${h.slug}/issues/${issues[name]}/custom-values/${pointsId}/`, { value: points }, { token: h.token });

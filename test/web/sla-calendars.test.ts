@@ -5,7 +5,12 @@ import { hasChromium, type Harness, startHarness } from './harness.js';
 /** The text of the messages a control points at with aria-describedby (its hint and the API's field errors). */
 async function describedText(page: Page, label: string): Promise<string> {
   const ids = (await page.getByLabel(label, { exact: true }).getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(' ').filter(Boolean).map((id) => page.locator(`[id="${id}"]`).textContent()));
+  const texts = await Promise.all(
+    ids
+      .split(' ')
+      .filter(Boolean)
+      .map((id) => page.locator(`[id="${id}"]`).textContent()),
+  );
   return texts.join(' | ');
 }
 
@@ -84,7 +89,11 @@ describe.skipIf(!hasChromium)('SLA calendars, policies and states in Chromium', 
     await card.getByRole('button', { name: 'Remove working hours 6' }).click();
     await card.getByLabel('Day (5)').selectOption('sat');
     await card.getByRole('button', { name: 'Save calendar' }).click();
-    await page.locator('.cards > li').filter({ hasText: 'Istanbul support' }).getByText(/sat 09:00–17:00/).waitFor();
+    await page
+      .locator('.cards > li')
+      .filter({ hasText: 'Istanbul support' })
+      .getByText(/sat 09:00–17:00/)
+      .waitFor();
     const saved = await h.ctx.api.get(`/api/workspaces/${h.slug}/sla-calendars/${calendarId}/`, { token: h.token });
     expect(saved.body.name).toBe('Istanbul support');
     expect(saved.body.working_hours.map((w: { day: string }) => w.day)).toEqual(['mon', 'tue', 'wed', 'thu', 'sat']);

@@ -22,16 +22,19 @@ function cli() {
 }
 
 describe('cli webhooks', () => {
-  it('lists an endpoint\'s deliveries and redelivers one with the same webhook-id', async () => {
+  it("lists an endpoint's deliveries and redelivers one with the same webhook-id", async () => {
     const { api } = ctx();
     const ws = await createWorkspace(api);
     const receiver = await startReceiver();
     try {
-      const hook = (await api.post(`/api/workspaces/${ws.slug}/webhooks/`, { url: receiver.url, event_types: ['issue.created'] }, { token: ws.admin.token })).body;
+      const hook = (await api.post(`/api/workspaces/${ws.slug}/webhooks/`, { url: receiver.url, event_types: ['issue.created'] }, { token: ws.admin.token }))
+        .body;
       receiver.script({ status: 500 });
       await createIssue(api, ws, (await createProject(api, ws)).id);
       await receiver.waitFor(1);
-      await ctx().app.jobs.find((j) => j.name === 'webhooks.deliver')!.run();
+      await ctx()
+        .app.jobs.find((j) => j.name === 'webhooks.deliver')!
+        .run();
       const { run, lines } = cli();
       await run('webhooks list', { workspace: ws.slug });
       expect(lines.join('\n')).toContain(hook.id);

@@ -40,7 +40,9 @@ async function deliveries(ws: WorkspaceFixture, webhookId: string, status?: 'pen
 
 function delivery(ws: WorkspaceFixture, webhookId: string, deliveryId: string) {
   return unwrap(
-    as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/{deliveryId}/', { params: { path: { slug: ws.slug, webhookId, deliveryId } } }),
+    as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/{deliveryId}/', {
+      params: { path: { slug: ws.slug, webhookId, deliveryId } },
+    }),
   );
 }
 
@@ -57,7 +59,14 @@ describe('webhook endpoints', () => {
       body: { url: r.url, description: 'CI', event_types: ['issue.created', 'comment.created'] },
     });
     expect(created.response.status).toBe(201);
-    expect(created.data).toMatchObject({ url: r.url, description: 'CI', event_types: ['issue.created', 'comment.created'], is_active: true, disabled_reason: null, workspace_id: ws.workspaceId });
+    expect(created.data).toMatchObject({
+      url: r.url,
+      description: 'CI',
+      event_types: ['issue.created', 'comment.created'],
+      is_active: true,
+      disabled_reason: null,
+      workspace_id: ws.workspaceId,
+    });
     expect(created.data!.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(created.data!.secret.slice(6), 'base64')).toHaveLength(32);
     const path = { slug: ws.slug, webhookId: created.data!.id };
@@ -66,7 +75,9 @@ describe('webhook endpoints', () => {
     const list = await unwrap(as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } } }));
     expect(list.map((w) => w.id)).toEqual([created.data!.id]);
     expect(list[0]).not.toHaveProperty('secret');
-    const patched = await unwrap(as(ws.admin.token).PATCH('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path }, body: { description: null, event_types: ['*'] } }));
+    const patched = await unwrap(
+      as(ws.admin.token).PATCH('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path }, body: { description: null, event_types: ['*'] } }),
+    );
     expect(patched).toMatchObject({ description: null, event_types: ['*'] });
     expect((await as(ws.admin.token).DELETE('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path } })).response.status).toBe(204);
     expectFailure(await as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path } }), 404);
@@ -80,7 +91,10 @@ describe('webhook endpoints', () => {
     for (const role of ['member', 'guest'] as const) {
       const user = await ws.addUser(role);
       expectFailure(await as(user.token).GET('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } } }), 403, 'forbidden');
-      expectFailure(await as(user.token).POST('/api/workspaces/{slug}/webhooks/{webhookId}/ping/', { params: { path: { slug: ws.slug, webhookId: hook.id } } }), 403);
+      expectFailure(
+        await as(user.token).POST('/api/workspaces/{slug}/webhooks/{webhookId}/ping/', { params: { path: { slug: ws.slug, webhookId: hook.id } } }),
+        403,
+      );
     }
     const outsider = await signUp(api);
     expectFailure(await as(outsider.token).GET('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } } }), 404);
@@ -96,7 +110,8 @@ describe('webhook endpoints', () => {
   it('refuses bad URLs and event types with 400 naming the field', async () => {
     const { api } = ctx();
     const ws = await createWorkspace(api);
-    const post = (body: { url: string; event_types: string[] }) => as(ws.admin.token).POST('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } }, body });
+    const post = (body: { url: string; event_types: string[] }) =>
+      as(ws.admin.token).POST('/api/workspaces/{slug}/webhooks/', { params: { path: { slug: ws.slug } }, body });
     for (const url of ['ftp://example.com/x', 'not a url', '/relative', 'http://user:pw@example.com/', `https://example.com/${'a'.repeat(2048)}`]) {
       expect(expectFailure(await post({ url, event_types: ['*'] }), 400, 'validation_failed').errors?.[0]?.path).toBe('/url');
     }
@@ -138,7 +153,14 @@ describe('deliveries', () => {
     expect(event.data).toEqual(shown);
     const log = await deliveries(ws, hook.id);
     expect(log.results).toHaveLength(1);
-    expect(log.results[0]).toMatchObject({ event_id: event.id, event_type: 'issue.created', status: 'succeeded', attempts: 1, last_status_code: 200, next_attempt_at: null });
+    expect(log.results[0]).toMatchObject({
+      event_id: event.id,
+      event_type: 'issue.created',
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+      next_attempt_at: null,
+    });
     expect((await api.get('/metrics')).text).toMatch(/webhook_attempts_total\{outcome="succeeded"\} [1-9]/);
   });
 
@@ -227,7 +249,9 @@ describe('deliveries', () => {
     await createIssue(api, ws, project.id);
     await received(r, 1);
     const path = { slug: ws.slug, webhookId: hook.id };
-    await expect.poll(async () => (await unwrap(as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path } }))).disabled_reason).toBe('gone');
+    await expect
+      .poll(async () => (await unwrap(as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path } }))).disabled_reason)
+      .toBe('gone');
     expect((await deliveries(ws, hook.id)).results[0]).toMatchObject({ status: 'failed', last_status_code: 410 });
     await createIssue(api, ws, project.id);
     expect((await deliveries(ws, hook.id)).total).toBe(1);
@@ -287,11 +311,16 @@ describe('deliveries', () => {
       as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/', { params: { path, query: { offset: 1, per_page: 1 } } }),
     );
     expect(paged).toMatchObject({ total: 2, offset: 1, per_page: 1, results: [{ event_type: 'webhook.ping' }] });
-    expectFailure(await as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/', { params: { path, query: { status: 'lost' as 'failed' } } }), 400);
+    expectFailure(
+      await as(ws.admin.token).GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/', { params: { path, query: { status: 'lost' as 'failed' } } }),
+      400,
+    );
 
     const pending = all.results[0]!;
     const again = await unwrap(
-      as(ws.admin.token).POST('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver/', { params: { path: { ...path, deliveryId: pending.id } } }),
+      as(ws.admin.token).POST('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver/', {
+        params: { path: { ...path, deliveryId: pending.id } },
+      }),
     );
     expect(again).toMatchObject({ id: pending.id, status: 'succeeded', attempts: 2 });
     expect(r.received[2]!.headers['webhook-id']).toBe(r.received[1]!.headers['webhook-id']);
@@ -382,7 +411,15 @@ describe('target addresses', () => {
 
   it('refuses loopback, private, link-local and unspecified targets at creation', async () => {
     const ws = await createWorkspace(t.api);
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost/', 'http://10.1.2.3/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://0.0.0.0/', 'http://[::ffff:192.168.1.1]/']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost/',
+      'http://10.1.2.3/',
+      'http://[::1]/',
+      'http://169.254.169.254/latest',
+      'http://0.0.0.0/',
+      'http://[::ffff:192.168.1.1]/',
+    ]) {
       const res = await t.api.post(`/api/workspaces/${ws.slug}/webhooks/`, { url, event_types: ['*'] }, { token: ws.admin.token });
       expect(res.status, url).toBe(400);
       expect(res.body.errors[0].path).toBe('/url');

@@ -57,7 +57,7 @@ describe('issue list order_by', () => {
     expect((await seqs('-updated_at'))[0]).toBe(1);
   });
 
-  it('refuses an unknown key, a malformed one and another project\'s property with 400 naming order_by', async () => {
+  it("refuses an unknown key, a malformed one and another project's property with 400 naming order_by", async () => {
     const { api } = ctx();
     const { ws, project } = await setup(api);
     const otherProject = await createProject(api, ws);

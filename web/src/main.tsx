@@ -33,7 +33,10 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
   { path: '/w/:slug/webhooks', page: (p) => <Webhooks slug={p.slug!} /> },
   { path: '/w/:slug/webhooks/:webhookId', page: (p, q) => <WebhookPage key={p.webhookId} slug={p.slug!} webhookId={p.webhookId!} query={q} /> },
-  { path: '/w/:slug/webhooks/:webhookId/deliveries/:deliveryId', page: (p) => <DeliveryPage key={p.deliveryId} slug={p.slug!} webhookId={p.webhookId!} deliveryId={p.deliveryId!} /> },
+  {
+    path: '/w/:slug/webhooks/:webhookId/deliveries/:deliveryId',
+    page: (p) => <DeliveryPage key={p.deliveryId} slug={p.slug!} webhookId={p.webhookId!} deliveryId={p.deliveryId!} />,
+  },
   { path: '/w/:slug/p/:projectId/issues', page: (p, q) => <IssueList slug={p.slug!} projectId={p.projectId!} query={q} /> },
   { path: '/w/:slug/p/:projectId/issues/new', page: (p) => <NewIssue slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/issues/:issueId', page: (p) => <IssuePage key={p.issueId} slug={p.slug!} projectId={p.projectId!} issueId={p.issueId!} /> },
@@ -71,7 +74,9 @@ function Nav({ items, path, label }: { items: { to: string; label: string }[]; p
       <ul>
         {items.map((i) => (
           <li key={i.to}>
-            <Link to={i.to} current={path === i.to}>{i.label}</Link>
+            <Link to={i.to} current={path === i.to}>
+              {i.label}
+            </Link>
           </li>
         ))}
       </ul>
@@ -91,7 +96,9 @@ function App() {
     document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
   }, [path]);
   const signOut = async () => {
-    await api().POST('/api/auth/sign-out/').catch(() => undefined);
+    await api()
+      .POST('/api/auth/sign-out/')
+      .catch(() => undefined);
     setToken(null);
     navigate('/sign-in');
   };
@@ -99,13 +106,19 @@ function App() {
   const projectId = path.split('/')[3] === 'p' ? path.split('/')[4] : undefined;
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="shell">
-        <Link class="brand" to="/">Work items</Link>
+        <Link class="brand" to="/">
+          Work items
+        </Link>
         {signedIn ? (
           <>
             {slug ? <Nav label="Workspace" path={path} items={[{ to: '/', label: 'Workspaces' }, ...workspaceNav(slug)]} /> : null}
-            <button type="button" class="link" onClick={() => void signOut()}>Sign out</button>
+            <button type="button" class="link" onClick={() => void signOut()}>
+              Sign out
+            </button>
           </>
         ) : null}
       </header>
@@ -114,7 +127,15 @@ function App() {
           <Nav label="Project" path={path} items={projectNav(slug, projectId)} />
         </div>
       ) : null}
-      <main id="main">{needsSignIn ? null : found ? found.r.page(found.params!, query) : <p>Page not found. <Link to="/">Back to workspaces</Link></p>}</main>
+      <main id="main">
+        {needsSignIn ? null : found ? (
+          found.r.page(found.params!, query)
+        ) : (
+          <p>
+            Page not found. <Link to="/">Back to workspaces</Link>
+          </p>
+        )}
+      </main>
     </>
   );
 }

@@ -66,7 +66,10 @@ export function ProblemView({ error }: { error: unknown }) {
     const p = error.problem;
     return (
       <div class="problem" role="alert">
-        <strong>{p.detail || p.title}</strong> <span class="code">({p.status} {p.code})</span>
+        <strong>{p.detail || p.title}</strong>{' '}
+        <span class="code">
+          ({p.status} {p.code})
+        </span>
         {p.errors?.length ? (
           <ul>
             {p.errors.map((e) => (
@@ -110,7 +113,17 @@ let fieldSeq = 0;
  * A labelled control: every input has a label. `errors` are the API's messages for this field's path, shown under it;
  * the control gets `describedBy` (the hint and the messages) to pass as `aria-describedby`.
  */
-export function Field({ label, children, hint, errors }: { label: string; children: (id: string, describedBy?: string) => ComponentChildren; hint?: string; errors?: string[] }) {
+export function Field({
+  label,
+  children,
+  hint,
+  errors,
+}: {
+  label: string;
+  children: (id: string, describedBy?: string) => ComponentChildren;
+  hint?: string;
+  errors?: string[];
+}) {
   const id = useRef(`f${++fieldSeq}`).current;
   const bad = errors?.length ? errors : null;
   const describedBy = [hint ? `${id}-hint` : '', bad ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
@@ -142,13 +155,33 @@ export function errorsAt(error: unknown, path: string): string[] | undefined {
 }
 
 /** Previous / next over a paginated list (`{results, total, offset, per_page}`). */
-export function Pager({ offset, perPage, shown, total, onPage, label = 'Pages' }: { offset: number; perPage: number; shown: number; total: number; onPage: (offset: number) => void; label?: string }) {
+export function Pager({
+  offset,
+  perPage,
+  shown,
+  total,
+  onPage,
+  label = 'Pages',
+}: {
+  offset: number;
+  perPage: number;
+  shown: number;
+  total: number;
+  onPage: (offset: number) => void;
+  label?: string;
+}) {
   if (total <= perPage && offset === 0) return null;
   return (
     <nav class="pager" aria-label={label}>
-      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - perPage))}>Previous</button>
-      <span>{shown ? `${offset + 1}–${offset + shown}` : '0'} of {total}</span>
-      <button type="button" disabled={offset + perPage >= total} onClick={() => onPage(offset + perPage)}>Next</button>
+      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - perPage))}>
+        Previous
+      </button>
+      <span>
+        {shown ? `${offset + 1}–${offset + shown}` : '0'} of {total}
+      </span>
+      <button type="button" disabled={offset + perPage >= total} onClick={() => onPage(offset + perPage)}>
+        Next
+      </button>
     </nav>
   );
 }

@@ -6,7 +6,12 @@ const PLAN_COLUMNS = ['slug', 'name', 'price_month', 'price_year', 'currency', '
 const COUPON_COLUMNS = ['code', 'percent_off', 'amount_off', 'currency', 'plan_slugs', 'max_redemptions', 'times_redeemed', 'redeem_by'];
 
 const list = (v: unknown): string[] | undefined =>
-  typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** Plans and coupons: what an instance admin manages in the catalogue. */
 export const catalogueCommands: Command[] = [
@@ -27,9 +32,20 @@ export const catalogueCommands: Command[] = [
       '                [--max-storage-gb 10] [--ai-tokens-monthly 0] [--trial-days 14] [--features custom_properties,time_tracking]',
     help: 'Prices are integers in minor units (29900 = 299.00). Caps: -1 = unlimited (default).',
     options: Object.fromEntries(
-      ['slug', 'name', 'currency', 'price-month', 'price-year', 'max-users', 'max-projects', 'max-storage-gb', 'ai-tokens-monthly', 'trial-days', 'features', 'sort-order'].map(
-        (f) => [f, { type: 'string' as const }],
-      ),
+      [
+        'slug',
+        'name',
+        'currency',
+        'price-month',
+        'price-year',
+        'max-users',
+        'max-projects',
+        'max-storage-gb',
+        'ai-tokens-monthly',
+        'trial-days',
+        'features',
+        'sort-order',
+      ].map((f) => [f, { type: 'string' as const }]),
     ),
     run: async (values, ctx) => {
       const features = list(values.features);

@@ -29,7 +29,20 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
-const SUBJECTS = ['Login page', 'Invoice PDF', 'Password reset', 'Search', 'Dashboard', 'Mobile app', 'Export to CSV', 'Notifications', 'Billing page', 'API rate limits', 'SSO setup', 'Dark mode'];
+const SUBJECTS = [
+  'Login page',
+  'Invoice PDF',
+  'Password reset',
+  'Search',
+  'Dashboard',
+  'Mobile app',
+  'Export to CSV',
+  'Notifications',
+  'Billing page',
+  'API rate limits',
+  'SSO setup',
+  'Dark mode',
+];
 const PROBLEMS = ['is slow', 'shows an error', 'does not load', 'has a typo', 'times out', 'looks broken on mobile', 'needs a new option', 'returns 500'];
 const PRIORITIES = ['urgent', 'high', 'high', 'medium', 'medium', 'medium', 'low', 'low', 'none'] as const;
 const GROUPS = ['backlog', 'unstarted', 'unstarted', 'started', 'started', 'completed', 'completed', 'cancelled'] as const;
@@ -114,7 +127,7 @@ export const demoCommand: Command = {
           ]),
           holidays: [
             { date: '2026-01-01', name: "New Year's Day", recurring: true },
-            { date: '2026-04-23', name: 'National Sovereignty and Children\'s Day', recurring: true },
+            { date: '2026-04-23', name: "National Sovereignty and Children's Day", recurring: true },
             { date: '2026-10-29', name: 'Republic Day', recurring: true },
           ],
         },
@@ -163,18 +176,43 @@ export const demoCommand: Command = {
         body: { name: 'Service Desk', identifier: 'SD', description: 'Customer requests', sla_policy_id: live.id },
       }),
     );
-    const web = await unwrap(api.POST('/api/workspaces/{slug}/projects/', { ...ws, body: { name: 'Web Platform', identifier: 'WEB', description: 'The product' } }));
+    const web = await unwrap(
+      api.POST('/api/workspaces/{slug}/projects/', { ...ws, body: { name: 'Web Platform', identifier: 'WEB', description: 'The product' } }),
+    );
     step('projects Service Desk (SD) and Web Platform (WEB)');
 
     const deskPath = { slug, projectId: desk.id };
     const props = {
-      tier: await unwrap(api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: deskPath }, body: { name: 'Customer tier', type: 'select', options: ['gold', 'silver', 'bronze'] } })),
-      points: await unwrap(api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: deskPath }, body: { name: 'Story points', type: 'number' } })),
-      due: await unwrap(api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: deskPath }, body: { name: 'Promised date', type: 'date' } })),
-      components: await unwrap(
-        api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: deskPath }, body: { name: 'Components', type: 'multi_select', options: ['api', 'web', 'mobile', 'billing'] } }),
+      tier: await unwrap(
+        api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
+          params: { path: deskPath },
+          body: { name: 'Customer tier', type: 'select', options: ['gold', 'silver', 'bronze'] },
+        }),
       ),
-      qa: await unwrap(api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: deskPath }, body: { name: 'Needs QA', type: 'checkbox' } })),
+      points: await unwrap(
+        api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
+          params: { path: deskPath },
+          body: { name: 'Story points', type: 'number' },
+        }),
+      ),
+      due: await unwrap(
+        api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
+          params: { path: deskPath },
+          body: { name: 'Promised date', type: 'date' },
+        }),
+      ),
+      components: await unwrap(
+        api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
+          params: { path: deskPath },
+          body: { name: 'Components', type: 'multi_select', options: ['api', 'web', 'mobile', 'billing'] },
+        }),
+      ),
+      qa: await unwrap(
+        api.POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
+          params: { path: deskPath },
+          body: { name: 'Needs QA', type: 'checkbox' },
+        }),
+      ),
     };
     step('custom properties: Customer tier, Story points, Promised date, Components, Needs QA');
 
@@ -202,7 +240,12 @@ export const demoCommand: Command = {
         );
         if (item.project === desk) {
           const set = (propertyId: string, value: unknown) =>
-            unwrap(api.PUT('/api/workspaces/{slug}/issues/{issueId}/custom-values/{propertyId}/', { params: { path: { slug, issueId: issue.id, propertyId } }, body: { value } }));
+            unwrap(
+              api.PUT('/api/workspaces/{slug}/issues/{issueId}/custom-values/{propertyId}/', {
+                params: { path: { slug, issueId: issue.id, propertyId } },
+                body: { value },
+              }),
+            );
           await set(props.tier.id, rnd.pick(['gold', 'silver', 'bronze']));
           if (rnd.next() < 0.7) await set(props.points.id, rnd.pick([1, 2, 3, 5, 8, 13]));
           if (rnd.next() < 0.4) await set(props.due.id, `2026-12-${String(1 + Math.floor(rnd.next() * 28)).padStart(2, '0')}`);
@@ -222,7 +265,9 @@ export const demoCommand: Command = {
 
     const issuesStarted = Date.now();
     const first = await createIssues(plan.slice(0, ISSUE_COUNT / 2));
-    const baseline1 = await unwrap(api.POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: deskPath }, body: { name: 'Sprint 1 start' } }));
+    const baseline1 = await unwrap(
+      api.POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: deskPath }, body: { name: 'Sprint 1 start' } }),
+    );
     // The sprint moves on: some issues start or finish, priorities change, more issues arrive.
     await inParallel(
       first.filter((_, i) => i % 4 === 0),
@@ -239,7 +284,9 @@ export const demoCommand: Command = {
       },
     );
     await createIssues(plan.slice(ISSUE_COUNT / 2));
-    const baseline2 = await unwrap(api.POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: deskPath }, body: { name: 'Sprint 2 start' } }));
+    const baseline2 = await unwrap(
+      api.POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: deskPath }, body: { name: 'Sprint 2 start' } }),
+    );
     step(`${ISSUE_COUNT} issues with custom values and comments; baselines "${baseline1.name}" and "${baseline2.name}"`);
 
     // The live desk's urgent targets are 7 and 14 seconds: make sure the first urgent issues have breached.
@@ -249,6 +296,8 @@ export const demoCommand: Command = {
     const atRisk = await unwrap(api.GET('/api/workspaces/{slug}/sla-at-risk/', { params: { path: { slug }, query: { per_page: 1 } } }));
     step(`${breached.total} breached and ${atRisk.total} at-risk SLA trackers`);
 
-    ctx.out(`\nDone in ${Math.round((Date.now() - started) / 1000)} s. Open ${baseUrl}/app/ (or ${baseUrl}/docs) and sign in as ${DEMO.email} / ${DEMO.password}.`);
+    ctx.out(
+      `\nDone in ${Math.round((Date.now() - started) / 1000)} s. Open ${baseUrl}/app/ (or ${baseUrl}/docs) and sign in as ${DEMO.email} / ${DEMO.password}.`,
+    );
   },
 };

@@ -32,7 +32,13 @@ export const paymentCommands: Command[] = [
     summary: 'refund a successful payment through the provider, with a credit note',
     usage: '--id PAYMENT_ID [--amount MINOR_UNITS] [--reason TEXT] [--cancel-subscription] [--key IDEMPOTENCY_KEY]',
     help: 'Without --amount, what is left is refunded. Amounts are integers in minor units (29900 = 299.00).',
-    options: { id: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' }, 'cancel-subscription': { type: 'boolean' }, key: { type: 'string' } },
+    options: {
+      id: { type: 'string' },
+      amount: { type: 'string' },
+      reason: { type: 'string' },
+      'cancel-subscription': { type: 'boolean' },
+      key: { type: 'string' },
+    },
     run: async (values, ctx) => {
       const id = required(values, 'id');
       const amount = integer(values, 'amount', { min: 1, max: 2_000_000_000 });
@@ -52,7 +58,7 @@ export const paymentCommands: Command[] = [
   },
   {
     name: 'payments reconcile',
-    summary: "ask the provider about a payment now and apply its answer (as its callback would)",
+    summary: 'ask the provider about a payment now and apply its answer (as its callback would)',
     usage: '--id PAYMENT_ID',
     options: { id: { type: 'string' } },
     run: async (values, ctx) => {

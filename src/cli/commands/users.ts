@@ -26,16 +26,14 @@ export const userCommands: Command[] = [
       ctx.out(JSON.stringify(values.admin ? await identity.grantInstanceAdmin(user.email) : user, null, 2));
     },
   },
-  ...(['grant-admin', 'revoke-admin'] as const).map(
-    (name): Command => ({
-      name,
-      summary: name === 'grant-admin' ? 'make a user an instance admin' : 'take instance admin away',
-      usage: '--email E',
-      options: { email: { type: 'string' } },
-      run: async (values, ctx) => {
-        const { identity } = await ctx.services();
-        ctx.out(JSON.stringify(await identity.grantInstanceAdmin(required(values, 'email'), name === 'grant-admin'), null, 2));
-      },
-    }),
-  ),
+  ...(['grant-admin', 'revoke-admin'] as const).map((name): Command => ({
+    name,
+    summary: name === 'grant-admin' ? 'make a user an instance admin' : 'take instance admin away',
+    usage: '--email E',
+    options: { email: { type: 'string' } },
+    run: async (values, ctx) => {
+      const { identity } = await ctx.services();
+      ctx.out(JSON.stringify(await identity.grantInstanceAdmin(required(values, 'email'), name === 'grant-admin'), null, 2));
+    },
+  })),
 ];

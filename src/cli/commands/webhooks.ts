@@ -19,7 +19,13 @@ export const webhookCommands: Command[] = [
     name: 'webhooks deliveries',
     summary: 'the delivery log of an endpoint, newest first',
     usage: '--workspace SLUG --webhook ID [--status pending|succeeded|failed] [--offset N] [--per-page N] [--json]',
-    options: { workspace: { type: 'string' }, webhook: { type: 'string' }, status: { type: 'string' }, offset: { type: 'string' }, 'per-page': { type: 'string' } },
+    options: {
+      workspace: { type: 'string' },
+      webhook: { type: 'string' },
+      status: { type: 'string' },
+      offset: { type: 'string' },
+      'per-page': { type: 'string' },
+    },
     run: async (values, ctx) => {
       const status = values.status;
       if (status !== undefined && !STATUSES.includes(String(status))) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);

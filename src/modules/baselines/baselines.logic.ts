@@ -6,7 +6,6 @@ export type { ChangeRow };
 
 /** Pure rules of baselines and deviation: breakdowns, deltas and the record shape. No I/O. */
 
-
 export type StateBreakdown = Record<StateGroup, number>;
 export type PriorityBreakdown = Record<Priority, number>;
 
@@ -21,8 +20,7 @@ export interface Counts {
   priority: PriorityBreakdown;
 }
 
-const zeros = <K extends string>(keys: readonly K[]): Record<K, number> =>
-  Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+const zeros = <K extends string>(keys: readonly K[]): Record<K, number> => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 /** Counts from `(state_group, priority, n)` groups: every key present, zeros included; each map sums to `total`. */
 export function countsFromGroups(groups: readonly { state_group: StateGroup; priority: Priority; n: number }[]): Counts {
@@ -48,7 +46,6 @@ export function deltaOf<K extends string>(keys: readonly K[], before: Record<K, 
 }
 
 /** A stored baseline row, as the repository returns it. */
-
 
 export interface ChangeLists {
   added: { count: number; items: { id: string; sequence_id: number; name: string; state_group: StateGroup; priority: Priority }[] };

@@ -102,8 +102,7 @@ export function baselinesRepository() {
             .where('b.project_id', '=', projectId),
         )
         .execute();
-      const n = (column: 'state_group' | 'priority', value: string) =>
-        sql<number>`count(*) FILTER (WHERE ${sql.ref(column)} = ${value})::int`;
+      const n = (column: 'state_group' | 'priority', value: string) => sql<number>`count(*) FILTER (WHERE ${sql.ref(column)} = ${value})::int`;
       return tx
         .with('counted', (qb) =>
           qb
@@ -147,12 +146,7 @@ export function baselinesRepository() {
     },
 
     findBaseline(tx: Executor, workspaceId: string, baselineId: string) {
-      return tx
-        .selectFrom('baselines')
-        .select(baselineColumns)
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', baselineId)
-        .executeTakeFirst();
+      return tx.selectFrom('baselines').select(baselineColumns).where('workspace_id', '=', workspaceId).where('id', '=', baselineId).executeTakeFirst();
     },
 
     /** Newest first; the id (UUID v7, time-ordered) breaks ties between baselines of the same instant. */
@@ -169,11 +163,7 @@ export function baselinesRepository() {
 
     /** Deletes the baseline (its items go with it, by the table's trigger); false when there was none. */
     async deleteBaseline(tx: Executor, workspaceId: string, baselineId: string) {
-      const result = await tx
-        .deleteFrom('baselines')
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', baselineId)
-        .executeTakeFirst();
+      const result = await tx.deleteFrom('baselines').where('workspace_id', '=', workspaceId).where('id', '=', baselineId).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
 
@@ -257,7 +247,7 @@ export function baselinesRepository() {
       `.execute(tx);
       return { rows: rows[0]?.rows ?? [], transitions: rows[0]!.transitions };
     },
-  
+
     // ---- schedules ----
 
     listSchedules(tx: Executor, workspaceId: string, projectId: string) {

@@ -23,7 +23,14 @@ export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesSe
 
   app.get(
     '/api/workspaces/:slug/projects/:projectId/baselines/',
-    { schema: { tags, summary: 'Baselines of the project, newest first', params: ProjectParams, response: { 200: Type.Array(Baseline), ...errorResponses(400, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Baselines of the project, newest first',
+        params: ProjectParams,
+        response: { 200: Type.Array(Baseline), ...errorResponses(400, 404) },
+      },
+    },
     async (req) => baselines.list(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.post(
@@ -89,7 +96,12 @@ export const baselinesRoutes: FastifyPluginAsyncTypebox<{ baselines: BaselinesSe
   app.get(
     '/api/workspaces/:slug/projects/:projectId/baseline-schedules/',
     {
-      schema: { tags, summary: 'Baseline schedules of the project (every role)', params: ProjectParams, response: { 200: Type.Array(BaselineSchedule), ...errorResponses(400, 404) } },
+      schema: {
+        tags,
+        summary: 'Baseline schedules of the project (every role)',
+        params: ProjectParams,
+        response: { 200: Type.Array(BaselineSchedule), ...errorResponses(400, 404) },
+      },
     },
     async (req) => baselines.listSchedules(actorOf(req), req.params.slug, req.params.projectId),
   );

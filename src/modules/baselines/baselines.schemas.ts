@@ -21,10 +21,7 @@ const stateMap = <T extends ReturnType<typeof Type.Integer>>(value: T, descripti
     { description: `${description}; every state group is present` },
   );
 const priorityMap = <T extends ReturnType<typeof Type.Integer>>(value: T, description: string) =>
-  Type.Object(
-    { urgent: value, high: value, medium: value, low: value, none: value },
-    { description: `${description}; every priority is present` },
-  );
+  Type.Object({ urgent: value, high: value, medium: value, low: value, none: value }, { description: `${description}; every priority is present` });
 
 export const Baseline = Type.Object({
   id: Uuid,
@@ -86,8 +83,7 @@ export const DeviationQuery = Type.Object({
   }),
 });
 
-const Transition = (description: string) =>
-  Type.Record(Type.String({ pattern: '^[a-z]+->[a-z]+$' }), Type.Integer({ minimum: 1 }), { description });
+const Transition = (description: string) => Type.Record(Type.String({ pattern: '^[a-z]+->[a-z]+$' }), Type.Integer({ minimum: 1 }), { description });
 
 export const DeviationResponse = Type.Intersect([
   Deviation,

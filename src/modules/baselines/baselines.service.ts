@@ -33,7 +33,6 @@ export interface ScheduleInput {
   keep_last: number;
 }
 
-
 /** A REPEATABLE READ transaction that collided with a concurrent write (SQLSTATE 40001) is simply run again. */
 async function retryOnSerializationFailure<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -157,8 +156,13 @@ export function createBaselinesService(deps: BaselinesDeps) {
           const baseline = await baselineOf(tx, ws.workspaceId, baselineId);
           const against = query.against ? await againstOf(tx, ws.workspaceId, baseline, query.against) : undefined;
           await repo.withoutJit(tx);
-          const current = against ? countsOfBaseline(baselineView(against)) : countsFromGroups(await repo.currentGroups(tx, ws.workspaceId, baseline.project_id));
-          const { rows, transitions } = await repo.changes(tx, ws.workspaceId, baseline.project_id, baseline.id, { limit, ...(against ? { against: against.id } : {}) });
+          const current = against
+            ? countsOfBaseline(baselineView(against))
+            : countsFromGroups(await repo.currentGroups(tx, ws.workspaceId, baseline.project_id));
+          const { rows, transitions } = await repo.changes(tx, ws.workspaceId, baseline.project_id, baseline.id, {
+            limit,
+            ...(against ? { against: against.id } : {}),
+          });
           return {
             ...deviationOf(baselineView(baseline), current, changeLists(rows, limit), limit),
             against: against ? baselineView(against) : null,
@@ -168,12 +172,7 @@ export function createBaselinesService(deps: BaselinesDeps) {
     },
 
     /** One kind of the issue-by-issue comparison, paginated (against now, or another baseline). */
-    async changes(
-      actor: Actor,
-      slug: string,
-      baselineId: string,
-      query: PageQuery & { kind: 'added' | 'removed' | 'changed'; against?: string },
-    ) {
+    async changes(actor: Actor, slug: string, baselineId: string, query: PageQuery & { kind: 'added' | 'removed' | 'changed'; against?: string }) {
       return snapshotRead()
         .setAccessMode('read only')
         .execute(async (tx) => {

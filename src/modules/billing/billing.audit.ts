@@ -6,7 +6,16 @@ import type { BillingRepository } from './billing.repository.js';
 export async function recordEvent(
   repo: Pick<BillingRepository, 'insertEvent'>,
   tx: Executor,
-  e: { workspaceId: string; type: string; subscriptionId?: string | null; paymentId?: string | null; from?: string | null; to?: string | null; data?: Record<string, unknown>; at: Date },
+  e: {
+    workspaceId: string;
+    type: string;
+    subscriptionId?: string | null;
+    paymentId?: string | null;
+    from?: string | null;
+    to?: string | null;
+    data?: Record<string, unknown>;
+    at: Date;
+  },
 ): Promise<void> {
   await repo.insertEvent(tx, {
     id: newId(),

@@ -34,7 +34,10 @@ export interface CallbackResult {
 /** Where the provider's payment page sends the browser afterwards (served by the paytr module's return pages). */
 const returnUrls = (base: string) => ({ okUrl: `${base}/billing/return/ok`, failUrl: `${base}/billing/return/fail` });
 
-export interface CheckoutDeps extends Pick<BillingDeps, 'db' | 'repo' | 'clock' | 'identity' | 'provider' | 'credentials' | 'publicBaseUrl' | 'log' | 'outbox'> {
+export interface CheckoutDeps extends Pick<
+  BillingDeps,
+  'db' | 'repo' | 'clock' | 'identity' | 'provider' | 'credentials' | 'publicBaseUrl' | 'log' | 'outbox'
+> {
   subscriptions: Pick<SubscriptionsService, 'currentSubscription'>;
   coupons: Pick<CouponsService, 'checkCoupon'>;
   fulfilment: Fulfilment;
@@ -91,7 +94,11 @@ export function createCheckoutService(deps: CheckoutDeps) {
         data: { reason, test_mode: o.testMode ?? null, payment_type: o.paymentType ?? null, source: o.source },
         at: now,
       });
-      await deps.outbox.record(tx, { workspaceId: settled.workspace_id, type: status === 'success' ? 'payment.succeeded' : 'payment.failed', data: paymentView(settled) });
+      await deps.outbox.record(tx, {
+        workspaceId: settled.workspace_id,
+        type: status === 'success' ? 'payment.succeeded' : 'payment.failed',
+        data: paymentView(settled),
+      });
       if (status === 'success') await fulfil(tx, settled, now);
       else if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid, reason, source: o.source }, 'billing: provider amount differs from the payment');
       else log.info({ merchantOid, reason }, 'billing: payment failed');
@@ -100,12 +107,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
   }
 
   return {
-    async checkout(
-      actor: Actor,
-      slug: string,
-      input: { plan_slug: string; billing_interval: BillingInterval; coupon_code?: string },
-      ctx: { ip: string },
-    ) {
+    async checkout(actor: Actor, slug: string, input: { plan_slug: string; billing_interval: BillingInterval; coupon_code?: string }, ctx: { ip: string }) {
       const user = await identity.me(actor);
       const payment = await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'billing', tx);
@@ -151,7 +153,14 @@ export function createCheckoutService(deps: CheckoutDeps) {
           paid_at: amount === 0 ? now : null,
           updated_at: now,
         });
-        await recordEvent(repo, tx, { workspaceId: ws.workspaceId, type: 'payment.created', paymentId: row.id, to: row.status, data: { amount, currency: row.currency }, at: now });
+        await recordEvent(repo, tx, {
+          workspaceId: ws.workspaceId,
+          type: 'payment.created',
+          paymentId: row.id,
+          to: row.status,
+          data: { amount, currency: row.currency },
+          at: now,
+        });
         // Nothing to charge: no provider round trip, the subscription is active at once.
         if (amount === 0) await fulfil(tx, row, now);
         return row;
@@ -184,7 +193,15 @@ export function createCheckoutService(deps: CheckoutDeps) {
           const now = clock.now();
           const failed = await repo.failPendingPayment(tx, payment.workspace_id, payment.id, `provider_error: ${reason}`, now);
           if (failed) {
-            await recordEvent(repo, tx, { workspaceId: payment.workspace_id, type: 'payment.failed', paymentId: payment.id, from: 'pending', to: 'failed', data: { reason }, at: now });
+            await recordEvent(repo, tx, {
+              workspaceId: payment.workspace_id,
+              type: 'payment.failed',
+              paymentId: payment.id,
+              from: 'pending',
+              to: 'failed',
+              data: { reason },
+              at: now,
+            });
             await deps.outbox.record(tx, { workspaceId: payment.workspace_id, type: 'payment.failed', data: paymentView(failed) });
           }
         });

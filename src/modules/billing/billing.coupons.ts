@@ -39,14 +39,7 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
     });
   }
 
-  async function checkCoupon(
-    tx: Executor,
-    workspaceId: string,
-    rawCode: string,
-    plan: PlanRow,
-    amount: number,
-    now: Date,
-  ) {
+  async function checkCoupon(tx: Executor, workspaceId: string, rawCode: string, plan: PlanRow, amount: number, now: Date) {
     const code = normalizeCouponCode(rawCode);
     const coupon = await repo.findCoupon(tx, code);
     const redeemedByWorkspace = coupon ? await repo.hasRedeemed(tx, workspaceId, code) : false;
@@ -63,7 +56,14 @@ export function createCouponsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'cl
         const plan = await planOrThrow(repo, input.plan_slug, tx);
         const { check } = await checkCoupon(tx, ws.workspaceId, input.code, plan, input.amount, clock.now());
         if (!check.valid) {
-          return { valid: false, discounted_amount: input.amount, discount_display: '0.00', discount_amount: 0, reason: REJECTION_TEXT[check.reason], reason_code: check.reason };
+          return {
+            valid: false,
+            discounted_amount: input.amount,
+            discount_display: '0.00',
+            discount_amount: 0,
+            reason: REJECTION_TEXT[check.reason],
+            reason_code: check.reason,
+          };
         }
         return {
           valid: true,

@@ -64,8 +64,7 @@ export function dueTransitions<S extends LifecycleState>(sub: S, now: Date, grac
 }
 
 /** The status in effect at `now`, whether or not anyone has written it down yet. */
-export const effectiveStatus = (sub: LifecycleState, now: Date, graceDays: number): SubscriptionStatus =>
-  dueTransitions(sub, now, graceDays).state.status;
+export const effectiveStatus = (sub: LifecycleState, now: Date, graceDays: number): SubscriptionStatus => dueTransitions(sub, now, graceDays).state.status;
 
 /**
  * Adds one billing interval in UTC calendar terms. A day that the target month lacks is clamped to its last day
@@ -79,9 +78,7 @@ export function addInterval(from: Date, interval: BillingInterval, count = 1): D
   const targetMonth = ((m % 12) + 12) % 12;
   const lastDay = new Date(Date.UTC(targetYear, targetMonth + 1, 0)).getUTCDate();
   const day = Math.min(from.getUTCDate(), lastDay);
-  return new Date(
-    Date.UTC(targetYear, targetMonth, day, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds(), from.getUTCMilliseconds()),
-  );
+  return new Date(Date.UTC(targetYear, targetMonth, day, from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds(), from.getUTCMilliseconds()));
 }
 
 /**
@@ -107,13 +104,7 @@ export type CouponRule = Pick<
   'code' | 'percent_off' | 'amount_off' | 'currency' | 'plan_slugs' | 'max_redemptions' | 'redeem_by' | 'times_redeemed'
 >;
 
-export type CouponRejection =
-  | 'not_found'
-  | 'expired'
-  | 'max_redemptions_reached'
-  | 'not_applicable_to_plan'
-  | 'currency_mismatch'
-  | 'already_redeemed';
+export type CouponRejection = 'not_found' | 'expired' | 'max_redemptions_reached' | 'not_applicable_to_plan' | 'currency_mismatch' | 'already_redeemed';
 
 export const REJECTION_TEXT: Record<CouponRejection, string> = {
   not_found: 'No such coupon',
@@ -136,9 +127,7 @@ export function discountFor(coupon: Pick<CouponRule, 'percent_off' | 'amount_off
   return Math.max(0, Math.min(amount, discount));
 }
 
-export type CouponCheck =
-  | { valid: true; discount: number; discountedAmount: number }
-  | { valid: false; reason: CouponRejection };
+export type CouponCheck = { valid: true; discount: number; discountedAmount: number } | { valid: false; reason: CouponRejection };
 
 /** The one set of coupon rules, shared by validate-coupon and checkout. */
 export function evaluateCoupon(

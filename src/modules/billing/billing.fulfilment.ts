@@ -61,7 +61,12 @@ export function createFulfilment(deps: FulfilmentDeps) {
       });
     } else if (current.status === 'canceled' || current.status === 'expired') {
       // A new subscription after the old one ended: a fresh identity for it.
-      subscription = await repo.replaceSubscription(tx, payment.workspace_id, current.id, { id: newId(), ...fields, current_period_start: start, created_at: now });
+      subscription = await repo.replaceSubscription(tx, payment.workspace_id, current.id, {
+        id: newId(),
+        ...fields,
+        current_period_start: start,
+        created_at: now,
+      });
     } else {
       // Early renewal keeps the running period's start: the paid time simply extends to the new end.
       subscription = await repo.updateSubscription(tx, payment.workspace_id, current.id, {

@@ -43,7 +43,13 @@ export function createNoticesService(deps: NoticeDeps) {
             const rows = await r2.claimNoticeDue(tx, kind, now, addMs(now, lead), BATCH);
             let n = 0;
             for (const sub of rows) {
-              const recorded = await r2.insertNotice(tx, { subscription_id: sub.id, workspace_id: sub.workspace_id, kind, period_end: sub.current_period_end, sent_at: now });
+              const recorded = await r2.insertNotice(tx, {
+                subscription_id: sub.id,
+                workspace_id: sub.workspace_id,
+                kind,
+                period_end: sub.current_period_end,
+                sent_at: now,
+              });
               if (!recorded) continue;
               const data = await deps.billing.internals.subscriptionResponse(tx, sub, now);
               await deps.outbox.record(tx, { workspaceId: sub.workspace_id, type, data });

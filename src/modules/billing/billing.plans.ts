@@ -59,10 +59,7 @@ export function createPlansService(deps: Pick<BillingDeps, 'db' | 'repo' | 'iden
       return (await repo.listPlans(db)).map(planView);
     },
 
-    async adminCreatePlan(
-      actor: Actor,
-      input: Static<typeof CreatePlanBody>,
-    ) {
+    async adminCreatePlan(actor: Actor, input: Static<typeof CreatePlanBody>) {
       assertInstanceAdmin(actor);
       const plan = await repo.insertPlan(db, {
         slug: input.slug,
@@ -83,11 +80,7 @@ export function createPlansService(deps: Pick<BillingDeps, 'db' | 'repo' | 'iden
       return planView(plan);
     },
 
-    async adminUpdatePlan(
-      actor: Actor,
-      slug: string,
-      input: Static<typeof UpdatePlanBody>,
-    ) {
+    async adminUpdatePlan(actor: Actor, slug: string, input: Static<typeof UpdatePlanBody>) {
       assertInstanceAdmin(actor);
       return db.transaction().execute(async (tx) => {
         const existing = await repo.findPlan(tx, slug);

@@ -98,7 +98,11 @@ export function createRefundsService(deps: RefundDeps) {
     async listAllPayments(actor: Actor, query: PageQuery & { status?: string; workspace?: string }) {
       assertInstanceAdmin(actor);
       const { rows, total } = await r2.listAllPayments(db, { status: query.status, workspace: query.workspace }, query.offset, query.per_page);
-      return pageOf(rows.map((r) => ({ ...paymentView(r), workspace_id: r.workspace_id, workspace_slug: r.workspace_slug })), total, query);
+      return pageOf(
+        rows.map((r) => ({ ...paymentView(r), workspace_id: r.workspace_id, workspace_slug: r.workspace_slug })),
+        total,
+        query,
+      );
     },
 
     async listCreditNotes(actor: Actor, slug: string, page: PageQuery) {
@@ -186,7 +190,11 @@ export function createRefundsService(deps: RefundDeps) {
           data: JSON.stringify({ refund_id: refund.id, amount: refund.amount, credit_note_number: refund.credit_note_number }),
           at: now,
         });
-        await deps.outbox.record(tx, { workspaceId: payment.workspace_id, type: 'payment.refunded', data: { ...paymentView(payment), refund: creditNoteView(refund) } });
+        await deps.outbox.record(tx, {
+          workspaceId: payment.workspace_id,
+          type: 'payment.refunded',
+          data: { ...paymentView(payment), refund: creditNoteView(refund) },
+        });
         if (refund.cancel_subscription) await cancelNow(tx, payment.workspace_id, now);
         return refund;
       });

@@ -105,7 +105,12 @@ export function billingRepository() {
     },
 
     insertPlan(tx: Executor, plan: Insertable<Database['plans']>) {
-      return tx.insertInto('plans').values(plan).onConflict((oc) => oc.column('slug').doNothing()).returning(planColumns).executeTakeFirst();
+      return tx
+        .insertInto('plans')
+        .values(plan)
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returning(planColumns)
+        .executeTakeFirst();
     },
 
     updatePlan(tx: Executor, slug: string, patch: Updateable<Database['plans']>) {
@@ -143,24 +148,12 @@ export function billingRepository() {
     },
 
     updateSubscription(tx: Executor, workspaceId: string, id: string, patch: Updateable<Database['subscriptions']>) {
-      return tx
-        .updateTable('subscriptions')
-        .set(patch)
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return tx.updateTable('subscriptions').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     },
 
     /** Replaces the workspace's subscription row in place (also its id, for a fresh subscription). */
     replaceSubscription(tx: Executor, workspaceId: string, oldId: string, row: Updateable<Database['subscriptions']>) {
-      return tx
-        .updateTable('subscriptions')
-        .set(row)
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', oldId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return tx.updateTable('subscriptions').set(row).where('workspace_id', '=', workspaceId).where('id', '=', oldId).returningAll().executeTakeFirstOrThrow();
     },
 
     insertTrial(tx: Executor, row: Insertable<Database['workspace_trials']>) {
@@ -196,16 +189,18 @@ export function billingRepository() {
       merchantOid: string,
       patch: Pick<Updateable<Database['payments']>, 'status' | 'failure_reason' | 'provider_total_amount' | 'paid_at' | 'updated_at'>,
     ) {
-      return tx
-        .updateTable('payments')
-        .set(patch)
-        .where('workspace_id', '=', workspaceId)
-        .where('merchant_oid', '=', merchantOid)
-        // A payment that reconciliation failed as `expired` was never settled by the provider: its first genuine
-        // notification still takes effect.
-        .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'failed'), eb('failure_reason', '=', 'expired')])]))
-        .returningAll()
-        .executeTakeFirst();
+      return (
+        tx
+          .updateTable('payments')
+          .set(patch)
+          .where('workspace_id', '=', workspaceId)
+          .where('merchant_oid', '=', merchantOid)
+          // A payment that reconciliation failed as `expired` was never settled by the provider: its first genuine
+          // notification still takes effect.
+          .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'failed'), eb('failure_reason', '=', 'expired')])]))
+          .returningAll()
+          .executeTakeFirst()
+      );
     },
 
     failPendingPayment(tx: Executor, workspaceId: string, paymentId: string, reason: string, now: Date) {
@@ -255,7 +250,12 @@ export function billingRepository() {
     },
 
     insertCoupon(tx: Executor, row: Insertable<Database['coupons']>) {
-      return tx.insertInto('coupons').values(row).onConflict((oc) => oc.column('code').doNothing()).returningAll().executeTakeFirst();
+      return tx
+        .insertInto('coupons')
+        .values(row)
+        .onConflict((oc) => oc.column('code').doNothing())
+        .returningAll()
+        .executeTakeFirst();
     },
 
     deleteCoupon(tx: Executor, code: string) {

@@ -33,7 +33,14 @@ export function round2Repository() {
       if (filter.status) q = q.where('payments.status', '=', filter.status as never);
       if (filter.workspace) q = q.where('workspaces.slug', '=', filter.workspace);
       const [rows, count] = await Promise.all([
-        q.selectAll('payments').select('workspaces.slug as workspace_slug').orderBy('payments.created_at', 'desc').orderBy('payments.id', 'desc').offset(offset).limit(limit).execute(),
+        q
+          .selectAll('payments')
+          .select('workspaces.slug as workspace_slug')
+          .orderBy('payments.created_at', 'desc')
+          .orderBy('payments.id', 'desc')
+          .offset(offset)
+          .limit(limit)
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { rows, total: Number(count.n) };
@@ -145,7 +152,15 @@ export function round2Repository() {
         .skipLocked()
         .execute();
       if (rows.length > 0) {
-        await tx.updateTable('payments').set({ reconcile_after: leaseUntil }).where('id', 'in', rows.map((r) => r.id)).execute();
+        await tx
+          .updateTable('payments')
+          .set({ reconcile_after: leaseUntil })
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
       }
       return rows;
     },
@@ -193,7 +208,12 @@ export function round2Repository() {
 
     /** Records a notice; undefined when it was already recorded (the primary key makes it once). */
     insertNotice(tx: Executor, row: Insertable<Database['subscription_notices']>) {
-      return tx.insertInto('subscription_notices').values(row).onConflict((oc) => oc.doNothing()).returning('subscription_id').executeTakeFirst();
+      return tx
+        .insertInto('subscription_notices')
+        .values(row)
+        .onConflict((oc) => oc.doNothing())
+        .returning('subscription_id')
+        .executeTakeFirst();
     },
   };
 }

@@ -52,7 +52,7 @@ export const billingRound2Routes: FastifyPluginAsyncTypebox<Opts> = async (app, 
     {
       schema: {
         tags: admin,
-        summary: "Ask the provider about a pending payment now and apply its answer (instance admin); answers the payment",
+        summary: 'Ask the provider about a pending payment now and apply its answer (instance admin); answers the payment',
         params: PaymentParams,
         response: { 200: Payment, ...errorResponses(403, 404, 502) },
       },

@@ -34,13 +34,23 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
 
   app.get(
     '/api/billing/plans/',
-    { config: { public: true }, schema: { tags, summary: 'The plan catalogue (public; active plans only)', security: [], response: { 200: Type.Array(Plan) } } },
+    {
+      config: { public: true },
+      schema: { tags, summary: 'The plan catalogue (public; active plans only)', security: [], response: { 200: Type.Array(Plan) } },
+    },
     async () => billing.listPublicPlans(),
   );
 
   app.get(
     '/api/workspaces/:slug/billing/subscription/',
-    { schema: { tags, summary: 'Subscription and limits of the workspace (every role)', params: WorkspaceParams, response: { 200: SubscriptionResponse, ...errorResponses(404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Subscription and limits of the workspace (every role)',
+        params: WorkspaceParams,
+        response: { 200: SubscriptionResponse, ...errorResponses(404) },
+      },
+    },
     async (req) => billing.getSubscription(actorOf(req), req.params.slug),
   );
   app.post(
@@ -84,12 +94,28 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
   );
   app.get(
     '/api/workspaces/:slug/billing/invoices/',
-    { schema: { tags, summary: 'Invoices, newest first (admin)', params: WorkspaceParams, querystring: PageQuery, response: { 200: pageSchema(Invoice), ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Invoices, newest first (admin)',
+        params: WorkspaceParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(Invoice), ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req) => billing.listInvoices(actorOf(req), req.params.slug, req.query),
   );
   app.get(
     '/api/workspaces/:slug/billing/payments/',
-    { schema: { tags, summary: 'Payments with their status, newest first (admin)', params: WorkspaceParams, querystring: PageQuery, response: { 200: pageSchema(Payment), ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Payments with their status, newest first (admin)',
+        params: WorkspaceParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(Payment), ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req) => billing.listPayments(actorOf(req), req.params.slug, req.query),
   );
   app.post(
@@ -106,8 +132,10 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
     async (req) => billing.validateCoupon(actorOf(req), req.params.slug, req.body),
   );
 
-  app.get('/api/admin/plans/', { schema: { tags: admin, summary: 'Every plan, retired ones too (instance admin)', response: { 200: Type.Array(Plan), ...errorResponses(403) } } }, async (req) =>
-    billing.adminListPlans(actorOf(req)),
+  app.get(
+    '/api/admin/plans/',
+    { schema: { tags: admin, summary: 'Every plan, retired ones too (instance admin)', response: { 200: Type.Array(Plan), ...errorResponses(403) } } },
+    async (req) => billing.adminListPlans(actorOf(req)),
   );
   app.post(
     '/api/admin/plans/',
@@ -127,17 +155,33 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
     },
     async (req) => billing.adminUpdatePlan(actorOf(req), req.params.planSlug, req.body),
   );
-  app.get('/api/admin/coupons/', { schema: { tags: admin, summary: 'Every coupon (instance admin)', response: { 200: Type.Array(Coupon), ...errorResponses(403) } } }, async (req) =>
-    billing.adminListCoupons(actorOf(req)),
+  app.get(
+    '/api/admin/coupons/',
+    { schema: { tags: admin, summary: 'Every coupon (instance admin)', response: { 200: Type.Array(Coupon), ...errorResponses(403) } } },
+    async (req) => billing.adminListCoupons(actorOf(req)),
   );
   app.post(
     '/api/admin/coupons/',
-    { schema: { tags: admin, summary: 'Create a coupon: percent_off or amount_off + currency (instance admin)', body: CreateCouponBody, response: { 201: Coupon, ...errorResponses(400, 403, 409) } } },
+    {
+      schema: {
+        tags: admin,
+        summary: 'Create a coupon: percent_off or amount_off + currency (instance admin)',
+        body: CreateCouponBody,
+        response: { 201: Coupon, ...errorResponses(400, 403, 409) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await billing.adminCreateCoupon(actorOf(req), req.body)),
   );
   app.delete(
     '/api/admin/coupons/:code/',
-    { schema: { tags: admin, summary: 'Delete a coupon (instance admin); payments keep their coupon code', params: CouponParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        tags: admin,
+        summary: 'Delete a coupon (instance admin); payments keep their coupon code',
+        params: CouponParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req, reply) => {
       await billing.adminDeleteCoupon(actorOf(req), req.params.code);
       return reply.status(204).send();
@@ -157,7 +201,10 @@ export const billingCallbackRoutes: FastifyPluginAsyncTypebox<Opts> = async (app
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'billing: provider callback crashed');
     else request.log.warn({ status }, 'billing: provider callback refused');
-    return reply.status(status).type('text/plain; charset=utf-8').send(status === 500 ? 'ERROR' : 'BAD REQUEST');
+    return reply
+      .status(status)
+      .type('text/plain; charset=utf-8')
+      .send(status === 500 ? 'ERROR' : 'BAD REQUEST');
   });
   app.post(
     '/api/webhooks/provider/callback/',

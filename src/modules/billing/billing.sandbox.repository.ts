@@ -8,7 +8,10 @@ export type SandboxOrderRow = Selectable<Database['sandbox_orders']>;
 export function sandboxOrdersRepository() {
   return {
     async insert(tx: Executor, row: Omit<Insertable<Database['sandbox_orders']>, 'state'>) {
-      await tx.insertInto('sandbox_orders').values({ ...row, state: 'open' }).execute();
+      await tx
+        .insertInto('sandbox_orders')
+        .values({ ...row, state: 'open' })
+        .execute();
     },
     byToken(tx: Executor, token: string) {
       return tx.selectFrom('sandbox_orders').selectAll().where('token', '=', token).executeTakeFirst();

@@ -147,7 +147,14 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
           ? await repo.replaceSubscription(tx, ws.workspaceId, current.id, { id: newId(), ...fields })
           : await repo.insertSubscription(tx, { id: newId(), workspace_id: ws.workspaceId, ...fields });
         await subscriptionUpdated(tx, sub, current?.status ?? null, now);
-        await recordEvent(repo, tx, { workspaceId: ws.workspaceId, type: 'subscription.trial_started', subscriptionId: sub.id, from: current?.status ?? null, to: 'trialing', at: now });
+        await recordEvent(repo, tx, {
+          workspaceId: ws.workspaceId,
+          type: 'subscription.trial_started',
+          subscriptionId: sub.id,
+          from: current?.status ?? null,
+          to: 'trialing',
+          at: now,
+        });
         return subscriptionResponse(tx, sub, now);
       });
     },
@@ -173,12 +180,28 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
             updated_at: now,
           });
           await subscriptionUpdated(tx, sub, current.status, now);
-          await recordEvent(repo, tx, { workspaceId: ws.workspaceId, type: 'subscription.canceled', subscriptionId: sub.id, from: current.status, to: 'canceled', data: { immediate: true }, at: now });
+          await recordEvent(repo, tx, {
+            workspaceId: ws.workspaceId,
+            type: 'subscription.canceled',
+            subscriptionId: sub.id,
+            from: current.status,
+            to: 'canceled',
+            data: { immediate: true },
+            at: now,
+          });
         } else if (current.cancel_at_period_end) {
           sub = current;
         } else {
           sub = await repo.updateSubscription(tx, ws.workspaceId, current.id, { cancel_at_period_end: true, updated_at: now });
-          await recordEvent(repo, tx, { workspaceId: ws.workspaceId, type: 'subscription.cancel_scheduled', subscriptionId: sub.id, from: current.status, to: current.status, data: { immediate: false }, at: now });
+          await recordEvent(repo, tx, {
+            workspaceId: ws.workspaceId,
+            type: 'subscription.cancel_scheduled',
+            subscriptionId: sub.id,
+            from: current.status,
+            to: current.status,
+            data: { immediate: false },
+            at: now,
+          });
         }
         return subscriptionResponse(tx, sub, now);
       });

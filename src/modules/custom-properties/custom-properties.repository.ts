@@ -88,10 +88,7 @@ export function customPropertiesRepository() {
     /** Values of a property that use any of `options`, locked for the change that follows. */
     valuesUsingOptions(tx: Executor, workspaceId: string, propertyId: string, type: CustomPropertyType, options: string[]) {
       let q = tx.selectFrom('custom_values').select(['issue_id', 'value']).where('workspace_id', '=', workspaceId).where('property_id', '=', propertyId);
-      q =
-        type === 'select'
-          ? q.where('value_text', 'in', options)
-          : q.where(sql<SqlBool>`value_options && ${sql.val(options)}::text[]`);
+      q = type === 'select' ? q.where('value_text', 'in', options) : q.where(sql<SqlBool>`value_options && ${sql.val(options)}::text[]`);
       return q.orderBy('issue_id').forUpdate().execute();
     },
 
@@ -200,7 +197,15 @@ export function customPropertiesRepository() {
      */
     sortKey(propertyId: string, type: CustomPropertyType) {
       const column =
-        type === 'number' ? 'value_number' : type === 'date' ? 'value_date' : type === 'checkbox' ? 'value_bool' : type === 'multi_select' ? 'value_options' : 'value_text';
+        type === 'number'
+          ? 'value_number'
+          : type === 'date'
+            ? 'value_date'
+            : type === 'checkbox'
+              ? 'value_bool'
+              : type === 'multi_select'
+                ? 'value_options'
+                : 'value_text';
       return (eb: IssueEb) =>
         eb
           .selectFrom('custom_values as cv')

@@ -20,15 +20,19 @@ import {
 } from './custom-properties.schemas.js';
 import type { CustomPropertiesService } from './custom-properties.service.js';
 
-export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customProperties: CustomPropertiesService }> = async (
-  app,
-  { customProperties: cp },
-) => {
+export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customProperties: CustomPropertiesService }> = async (app, { customProperties: cp }) => {
   const tags = ['custom-properties'];
 
   app.get(
     '/api/workspaces/:slug/projects/:projectId/custom-properties/',
-    { schema: { tags, summary: 'Custom properties of the project, oldest first', params: ProjectParams, response: { 200: Type.Array(Property), ...errorResponses(400, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Custom properties of the project, oldest first',
+        params: ProjectParams,
+        response: { 200: Type.Array(Property), ...errorResponses(400, 404) },
+      },
+    },
     async (req) => cp.listProperties(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.post(
@@ -92,7 +96,14 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
   );
   app.delete(
     '/api/workspaces/:slug/custom-properties/:propertyId/',
-    { schema: { tags, summary: 'Delete a custom property and all its values (admin)', params: PropertyParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a custom property and all its values (admin)',
+        params: PropertyParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req, reply) => {
       await cp.deleteProperty(actorOf(req), req.params.slug, req.params.propertyId);
       return reply.status(204).send();
@@ -117,7 +128,7 @@ export const customPropertiesRoutes: FastifyPluginAsyncTypebox<{ customPropertie
       schema: {
         tags,
         summary: 'Set or clear (null) the value of a custom property on an issue (admin, member)',
-        description: 'The property must belong to the issue\'s project (else 404). The value is stored and returned exactly as sent.',
+        description: "The property must belong to the issue's project (else 404). The value is stored and returned exactly as sent.",
         params: ValueParams,
         body: SetValueBody,
         response: { 200: StoredValue, ...errorResponses(400, 403, 404) },

@@ -11,8 +11,7 @@ const Description = Type.String({ maxLength: 10_000 });
 const Options = Type.Array(Type.String({ minLength: 1, maxLength: MAX_OPTION_CHARS }), {
   maxItems: MAX_OPTIONS,
   description:
-    'The allowed choices of a select or multi_select property: non-empty, distinct (case-sensitive) strings. ' +
-    'Empty or absent for the other types.',
+    'The allowed choices of a select or multi_select property: non-empty, distinct (case-sensitive) strings. ' + 'Empty or absent for the other types.',
 });
 
 export const ProjectParams = Type.Object({ slug: Slug, projectId: Uuid });
@@ -53,9 +52,7 @@ export const UpdatePropertyBody = Type.Object({
         'follows, in the same transaction. A new name that is empty or already an option is a 400. Not with `options`.',
     }),
   ),
-  type: Type.Optional(
-    Type.Enum([...PROPERTY_TYPES], { description: 'Accepted only when equal to the current type: the type never changes (400)' }),
-  ),
+  type: Type.Optional(Type.Enum([...PROPERTY_TYPES], { description: 'Accepted only when equal to the current type: the type never changes (400)' })),
 });
 
 export const UpdatePropertyQuery = Type.Object({
@@ -78,17 +75,15 @@ export const IssueValue = Type.Object({
   value: AnyValue,
 });
 
-export const SetValueBody = Type.Object(
-  {
-    value: Type.Unknown({
-      description:
-        'text: a string of at most 10,000 characters; url: an absolute http or https URL; number: a finite number; ' +
-        'date: YYYY-MM-DD or an ISO 8601 timestamp with a time zone; select: one of the options; ' +
-        'multi_select: an array of distinct options (may be empty); checkbox: a boolean; null: clear the value ' +
-        '(400 value_required for a required property)',
-    }),
-  },
-);
+export const SetValueBody = Type.Object({
+  value: Type.Unknown({
+    description:
+      'text: a string of at most 10,000 characters; url: an absolute http or https URL; number: a finite number; ' +
+      'date: YYYY-MM-DD or an ISO 8601 timestamp with a time zone; select: one of the options; ' +
+      'multi_select: an array of distinct options (may be empty); checkbox: a boolean; null: clear the value ' +
+      '(400 value_required for a required property)',
+  }),
+});
 
 export const StoredValue = Type.Object({
   issue_id: Uuid,

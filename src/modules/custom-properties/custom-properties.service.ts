@@ -232,7 +232,14 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
         const affected = await repo.countUsing(tx, ws.workspaceId, property.id, from);
         if (!input.dry_run) {
           const now = clock.now();
-          await repo.remapValues(tx, ws.workspaceId, property.id, from, from.map(() => input.into), now);
+          await repo.remapValues(
+            tx,
+            ws.workspaceId,
+            property.id,
+            from,
+            from.map(() => input.into),
+            now,
+          );
           const gone = new Set(from);
           await repo.updateProperty(tx, ws.workspaceId, property.id, { options: property.options.filter((o) => !gone.has(o)), updated_at: now });
         }

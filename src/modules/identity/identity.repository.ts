@@ -41,7 +41,10 @@ export function identityRepository() {
     },
 
     async countUsers(tx: Executor) {
-      const row = await tx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const row = await tx
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return row.n;
     },
 
@@ -67,12 +70,7 @@ export function identityRepository() {
     },
 
     setInstanceAdmin(tx: Executor, userId: string, value: boolean, now: Date) {
-      return tx
-        .updateTable('users')
-        .set({ is_instance_admin: value, updated_at: now })
-        .where('id', '=', userId)
-        .returning(userColumns)
-        .executeTakeFirst();
+      return tx.updateTable('users').set({ is_instance_admin: value, updated_at: now }).where('id', '=', userId).returning(userColumns).executeTakeFirst();
     },
 
     insertToken(tx: Executor, token: Insertable<Database['api_tokens']>) {
@@ -102,12 +100,7 @@ export function identityRepository() {
     },
 
     async revokeToken(tx: Executor, userId: string, tokenId: string, kind: 'session' | 'personal' | null, now: Date) {
-      let q = tx
-        .updateTable('api_tokens')
-        .set({ revoked_at: now })
-        .where('id', '=', tokenId)
-        .where('user_id', '=', userId)
-        .where('revoked_at', 'is', null);
+      let q = tx.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', tokenId).where('user_id', '=', userId).where('revoked_at', 'is', null);
       if (kind) q = q.where('kind', '=', kind);
       const result = await q.executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
@@ -153,20 +146,11 @@ export function identityRepository() {
     },
 
     updateMemberRole(tx: Executor, workspaceId: string, userId: string, role: Role) {
-      return tx
-        .updateTable('workspace_members')
-        .set({ role })
-        .where('workspace_id', '=', workspaceId)
-        .where('user_id', '=', userId)
-        .execute();
+      return tx.updateTable('workspace_members').set({ role }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
     },
 
     deleteMember(tx: Executor, workspaceId: string, userId: string) {
-      return tx
-        .deleteFrom('workspace_members')
-        .where('workspace_id', '=', workspaceId)
-        .where('user_id', '=', userId)
-        .execute();
+      return tx.deleteFrom('workspace_members').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
     },
 
     /** Locks the workspace's admin rows so that two demotions cannot both see "another admin is left". */
@@ -184,12 +168,7 @@ export function identityRepository() {
     /** Which of these users are members of the workspace. */
     async membersAmong(tx: Executor, workspaceId: string, userIds: string[]) {
       if (userIds.length === 0) return [];
-      const rows = await tx
-        .selectFrom('workspace_members')
-        .select('user_id')
-        .where('workspace_id', '=', workspaceId)
-        .where('user_id', 'in', userIds)
-        .execute();
+      const rows = await tx.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', workspaceId).where('user_id', 'in', userIds).execute();
       return rows.map((r) => r.user_id);
     },
   };

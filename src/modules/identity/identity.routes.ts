@@ -49,10 +49,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
     },
   );
 
-  app.get(
-    '/api/users/me/',
-    { schema: { ...auth, summary: 'The signed-in user', response: { 200: User, ...errorResponses() } } },
-    async (req) => identity.me(actorOf(req)),
+  app.get('/api/users/me/', { schema: { ...auth, summary: 'The signed-in user', response: { 200: User, ...errorResponses() } } }, async (req) =>
+    identity.me(actorOf(req)),
   );
 
   app.get(
@@ -64,7 +62,12 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
   app.post(
     '/api/users/me/api-tokens/',
     {
-      schema: { ...auth, summary: 'Create a personal API token; the secret is in this response only', body: CreateTokenBody, response: { 201: CreatedApiToken, ...errorResponses(400) } },
+      schema: {
+        ...auth,
+        summary: 'Create a personal API token; the secret is in this response only',
+        body: CreateTokenBody,
+        response: { 201: CreatedApiToken, ...errorResponses(400) },
+      },
     },
     async (req, reply) => reply.status(201).send(await identity.createToken(actorOf(req), req.body)),
   );
@@ -87,7 +90,13 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
   app.post(
     '/api/workspaces/:slug/members/',
     {
-      schema: { ...members, summary: 'Add an existing user by e-mail (admin)', params: SlugParams, body: AddMemberBody, response: { 201: Member, ...errorResponses(400, 402, 403, 404, 409) } },
+      schema: {
+        ...members,
+        summary: 'Add an existing user by e-mail (admin)',
+        params: SlugParams,
+        body: AddMemberBody,
+        response: { 201: Member, ...errorResponses(400, 402, 403, 404, 409) },
+      },
     },
     async (req, reply) => reply.status(201).send(await identity.addMember(actorOf(req), req.params.slug, req.body)),
   );
@@ -95,7 +104,13 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
   app.patch(
     '/api/workspaces/:slug/members/:userId/',
     {
-      schema: { ...members, summary: "Change a member's role (admin)", params: MemberParams, body: UpdateMemberBody, response: { 200: Member, ...errorResponses(400, 403, 404, 409) } },
+      schema: {
+        ...members,
+        summary: "Change a member's role (admin)",
+        params: MemberParams,
+        body: UpdateMemberBody,
+        response: { 200: Member, ...errorResponses(400, 403, 404, 409) },
+      },
     },
     async (req) => identity.updateMember(actorOf(req), req.params.slug, req.params.userId, req.body),
   );
@@ -103,7 +118,12 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
   app.delete(
     '/api/workspaces/:slug/members/:userId/',
     {
-      schema: { ...members, summary: 'Remove a member (admin), or leave the workspace yourself', params: MemberParams, response: { 204: NoContent, ...errorResponses(400, 403, 404, 409) } },
+      schema: {
+        ...members,
+        summary: 'Remove a member (admin), or leave the workspace yourself',
+        params: MemberParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404, 409) },
+      },
     },
     async (req, reply) => {
       await identity.removeMember(actorOf(req), req.params.slug, req.params.userId);

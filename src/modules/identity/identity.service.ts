@@ -45,13 +45,7 @@ export function createIdentityService(deps: IdentityDeps) {
   const { db, repo, clock } = deps;
   const { signInByEmail, signInByIp, signUpByIp } = deps.limiters;
 
-  async function issueToken(
-    userId: string,
-    kind: 'session' | 'personal',
-    name: string,
-    expiresAt: Date | null,
-    tx: Executor = db,
-  ) {
+  async function issueToken(userId: string, kind: 'session' | 'personal', name: string, expiresAt: Date | null, tx: Executor = db) {
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const row = await repo.insertToken(tx, {
       id: newId(),

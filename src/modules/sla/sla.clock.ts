@@ -58,10 +58,7 @@ function localDay(cal: CompiledCalendar, n: number): LocalDay {
   let d = cal.days.get(n);
   if (d) return d;
   const utcDate = new Date(n * DAY_MS);
-  const day = DateTime.fromObject(
-    { year: utcDate.getUTCFullYear(), month: utcDate.getUTCMonth() + 1, day: utcDate.getUTCDate() },
-    { zone: cal.zone },
-  );
+  const day = DateTime.fromObject({ year: utcDate.getUTCFullYear(), month: utcDate.getUTCMonth() + 1, day: utcDate.getUTCDate() }, { zone: cal.zone });
   const next = day.plus({ days: 1 });
   const intervals: [number, number][] = [];
   if (!isHoliday(cal, day)) {

@@ -42,7 +42,10 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
     await repo.lockShared(tx, issue.workspaceId);
     const pauses = await repo.statePauses(tx, issue.workspaceId, [issue.stateId]);
     await repo.appendHistory(tx, [
-      entry(issue.workspaceId, issue.id, e.at, issue.createdBy, 'created', null, { ...stateRef(issue.stateId, issue.stateGroup, pauses), priority: issue.priority }),
+      entry(issue.workspaceId, issue.id, e.at, issue.createdBy, 'created', null, {
+        ...stateRef(issue.stateId, issue.stateGroup, pauses),
+        priority: issue.priority,
+      }),
     ]);
     // Created straight into a started/completed/cancelled state: that is its response (and resolution) at creation.
     await repo.insertTrackerRow(tx, {
@@ -64,7 +67,17 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
     const entries = [];
     if (before.stateId !== after.stateId) {
       const pauses = await repo.statePauses(tx, ws, [before.stateId, after.stateId]);
-      entries.push(entry(ws, after.id, e.at, e.actorId ?? null, 'state', stateRef(before.stateId, before.stateGroup, pauses), stateRef(after.stateId, after.stateGroup, pauses)));
+      entries.push(
+        entry(
+          ws,
+          after.id,
+          e.at,
+          e.actorId ?? null,
+          'state',
+          stateRef(before.stateId, before.stateGroup, pauses),
+          stateRef(after.stateId, after.stateGroup, pauses),
+        ),
+      );
       const was = pauses.get(before.stateId) ?? false;
       const is = pauses.get(after.stateId) ?? false;
       if (was !== is) await repo.movePause(tx, ws, { issueId: after.id }, is ? 'open' : 'close', e.at);

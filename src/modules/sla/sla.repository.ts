@@ -45,13 +45,7 @@ export function slaRepository() {
     // ---- policies -----------------------------------------------------------------------------------------------
 
     listPolicies(tx: Executor, workspaceId: string) {
-      return tx
-        .selectFrom('sla_policies')
-        .select(policyColumns)
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      return tx.selectFrom('sla_policies').select(policyColumns).where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
     },
 
     findPolicy(tx: Executor, workspaceId: string, policyId: string, lock = false) {
@@ -62,28 +56,14 @@ export function slaRepository() {
 
     listRules(tx: Executor, workspaceId: string, policyIds: string[]) {
       if (!policyIds.length) return Promise.resolve([]);
-      return tx
-        .selectFrom('sla_rules')
-        .select(ruleColumns)
-        .where('workspace_id', '=', workspaceId)
-        .where('policy_id', 'in', policyIds)
-        .execute();
+      return tx.selectFrom('sla_rules').select(ruleColumns).where('workspace_id', '=', workspaceId).where('policy_id', 'in', policyIds).execute();
     },
 
     insertPolicy(tx: Executor, row: Insertable<Database['sla_policies']>) {
-      return tx
-        .insertInto('sla_policies')
-        .values(row)
-        .returning(policyColumns)
-        .executeTakeFirstOrThrow();
+      return tx.insertInto('sla_policies').values(row).returning(policyColumns).executeTakeFirstOrThrow();
     },
 
-    updatePolicy(
-      tx: Executor,
-      workspaceId: string,
-      policyId: string,
-      patch: Omit<Updateable<Database['sla_policies']>, 'id' | 'workspace_id'>,
-    ) {
+    updatePolicy(tx: Executor, workspaceId: string, policyId: string, patch: Omit<Updateable<Database['sla_policies']>, 'id' | 'workspace_id'>) {
       return tx
         .updateTable('sla_policies')
         .set(patch)
@@ -131,13 +111,7 @@ export function slaRepository() {
     // ---- calendars ----------------------------------------------------------------------------------------------
 
     listCalendars(tx: Executor, workspaceId: string) {
-      return tx
-        .selectFrom('sla_calendars')
-        .select(calendarColumns)
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      return tx.selectFrom('sla_calendars').select(calendarColumns).where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
     },
 
     findCalendar(tx: Executor, workspaceId: string, calendarId: string, lock = false) {
@@ -194,10 +168,7 @@ export function slaRepository() {
       return new Map(rows.map((r) => [r.id, r.pauses_sla]));
     },
 
-    async appendHistory(
-      tx: Executor,
-      entries: (Omit<Insertable<Database['issue_history']>, 'from' | 'to'> & { from: unknown; to: unknown })[],
-    ) {
+    async appendHistory(tx: Executor, entries: (Omit<Insertable<Database['issue_history']>, 'from' | 'to'> & { from: unknown; to: unknown })[]) {
       if (!entries.length) return;
       await tx
         .insertInto('issue_history')

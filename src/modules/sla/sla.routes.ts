@@ -24,12 +24,22 @@ import type { SlaService } from './sla.service.js';
 export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (app, { sla }) => {
   const tags = ['sla'];
 
-  app.get('/api/workspaces/:slug/sla-policies/', { schema: { tags, summary: 'SLA policies of the workspace', params: SlugParams, response: { 200: Type.Array(Policy), ...errorResponses(404) } } }, async (req) =>
-    sla.listPolicies(actorOf(req), req.params.slug),
+  app.get(
+    '/api/workspaces/:slug/sla-policies/',
+    { schema: { tags, summary: 'SLA policies of the workspace', params: SlugParams, response: { 200: Type.Array(Policy), ...errorResponses(404) } } },
+    async (req) => sla.listPolicies(actorOf(req), req.params.slug),
   );
   app.post(
     '/api/workspaces/:slug/sla-policies/',
-    { schema: { tags, summary: 'Create an SLA policy (admin)', params: SlugParams, body: CreatePolicyBody, response: { 201: Policy, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create an SLA policy (admin)',
+        params: SlugParams,
+        body: CreatePolicyBody,
+        response: { 201: Policy, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await sla.createPolicy(actorOf(req), req.params.slug, req.body)),
   );
   app.patch(
@@ -78,8 +88,10 @@ export const slaRoutes: FastifyPluginAsyncTypebox<{ sla: SlaService }> = async (
     async (req) => sla.listHistory(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.query),
   );
 
-  app.get('/api/workspaces/:slug/sla-calendars/', { schema: { tags, summary: 'SLA calendars of the workspace', params: SlugParams, response: { 200: Type.Array(Calendar), ...errorResponses(404) } } }, async (req) =>
-    sla.listCalendars(actorOf(req), req.params.slug),
+  app.get(
+    '/api/workspaces/:slug/sla-calendars/',
+    { schema: { tags, summary: 'SLA calendars of the workspace', params: SlugParams, response: { 200: Type.Array(Calendar), ...errorResponses(404) } } },
+    async (req) => sla.listCalendars(actorOf(req), req.params.slug),
   );
   app.post(
     '/api/workspaces/:slug/sla-calendars/',

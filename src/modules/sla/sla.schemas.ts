@@ -67,39 +67,42 @@ export const UpdatePolicyBody = Type.Object({
   rules: Type.Optional(Type.Array(Rule, { maxItems: 100, description: 'Replaces every rule of the policy' })),
 });
 
-export const Tracker = Type.Object({
-  id: Uuid,
-  issue_id: Uuid,
-  policy_id: Uuid,
-  priority: RulePrioritySchema,
-  response_due_at: Timestamp,
-  resolution_due_at: Timestamp,
-  responded_at: NullableTimestamp,
-  resolved_at: NullableTimestamp,
-  response_breached: Type.Boolean({
-    description: 'The response clock has counted more working time than the target (responded late, or not yet and past due)',
-  }),
-  resolution_breached: Type.Boolean({
-    description: 'The resolution clock has counted more working time than the target (resolved late, or not yet and past due)',
-  }),
-  calendar_id: Type.Union([Uuid, Type.Null()], { description: "The policy's SLA calendar; null: all time is working time" }),
-  paused: Type.Boolean({ description: 'The issue is in a state with pauses_sla and not resolved: its clocks do not run' }),
-  response_remaining_seconds: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once responded',
-  }),
-  resolution_remaining_seconds: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once resolved',
-  }),
-  at_risk: Type.Boolean({
-    description: "Not paused, and an unmet, unbreached target has counted at least the policy's at_risk_percent of its time",
-  }),
-}, {
-  description:
-    'Each target has a clock that starts at the issue creation and counts only working time of the policy calendar, and not ' +
-    'while the issue is in a state with pauses_sla. Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday ' +
-    '16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). While paused, the due instants of ' +
-    'unmet targets are projected as if the pause ended at the moment of the read, so they move later as the pause goes on.',
-});
+export const Tracker = Type.Object(
+  {
+    id: Uuid,
+    issue_id: Uuid,
+    policy_id: Uuid,
+    priority: RulePrioritySchema,
+    response_due_at: Timestamp,
+    resolution_due_at: Timestamp,
+    responded_at: NullableTimestamp,
+    resolved_at: NullableTimestamp,
+    response_breached: Type.Boolean({
+      description: 'The response clock has counted more working time than the target (responded late, or not yet and past due)',
+    }),
+    resolution_breached: Type.Boolean({
+      description: 'The resolution clock has counted more working time than the target (resolved late, or not yet and past due)',
+    }),
+    calendar_id: Type.Union([Uuid, Type.Null()], { description: "The policy's SLA calendar; null: all time is working time" }),
+    paused: Type.Boolean({ description: 'The issue is in a state with pauses_sla and not resolved: its clocks do not run' }),
+    response_remaining_seconds: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once responded',
+    }),
+    resolution_remaining_seconds: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Target minus the working time counted so far, whole seconds rounded toward zero; negative once breached; null once resolved',
+    }),
+    at_risk: Type.Boolean({
+      description: "Not paused, and an unmet, unbreached target has counted at least the policy's at_risk_percent of its time",
+    }),
+  },
+  {
+    description:
+      'Each target has a clock that starts at the issue creation and counts only working time of the policy calendar, and not ' +
+      'while the issue is in a state with pauses_sla. Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday ' +
+      '16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). While paused, the due instants of ' +
+      'unmet targets are projected as if the pause ended at the moment of the read, so they move later as the pause goes on.',
+  },
+);
 
 export const IssueSummary = Type.Object({
   id: Uuid,
@@ -138,7 +141,8 @@ const CalendarName = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S',
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Istanbul, America/New_York, UTC' });
 const HoursList = Type.Array(WorkingHoursSchema, {
   maxItems: 700,
-  description: 'At least one interval; intervals of one day may touch but not overlap. Local wall-clock times: on a DST day 09:00-17:00 stays 09:00-17:00 local',
+  description:
+    'At least one interval; intervals of one day may touch but not overlap. Local wall-clock times: on a DST day 09:00-17:00 stays 09:00-17:00 local',
 });
 const HolidayList = Type.Array(HolidayInput, { maxItems: 1000 });
 

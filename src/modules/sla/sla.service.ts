@@ -77,7 +77,12 @@ export function createSlaService(deps: SlaDeps) {
       workspaceId,
       policies.map((p) => p.id),
     );
-    return policies.map((p) => policyView(p, rules.filter((r) => r.policy_id === p.id)));
+    return policies.map((p) =>
+      policyView(
+        p,
+        rules.filter((r) => r.policy_id === p.id),
+      ),
+    );
   }
 
   async function assertCalendarRef(tx: Executor, workspaceId: string, calendarId: string | null | undefined) {

@@ -86,8 +86,7 @@ export function nextAttemptAt(now: Date, attempts: number, scheduleS: readonly n
   if (outcome.kind !== 'failure') return null;
   const wait = scheduleS[attempts - 1];
   if (wait === undefined) return null;
-  const honoured =
-    outcome.retryAfterS !== undefined && (outcome.statusCode === 429 || outcome.statusCode === 503) ? Math.max(wait, outcome.retryAfterS) : wait;
+  const honoured = outcome.retryAfterS !== undefined && (outcome.statusCode === 429 || outcome.statusCode === 503) ? Math.max(wait, outcome.retryAfterS) : wait;
   return new Date(now.getTime() + honoured * 1000);
 }
 

@@ -5,17 +5,7 @@ import type { AttemptLogEntry } from '../../db/tables/webhooks.js';
 
 export type WebhooksRepository = ReturnType<typeof webhooksRepository>;
 
-const endpointColumns = [
-  'id',
-  'workspace_id',
-  'url',
-  'description',
-  'event_types',
-  'is_active',
-  'disabled_reason',
-  'created_at',
-  'updated_at',
-] as const;
+const endpointColumns = ['id', 'workspace_id', 'url', 'description', 'event_types', 'is_active', 'disabled_reason', 'created_at', 'updated_at'] as const;
 const deliveryColumns = [
   'd.id',
   'd.webhook_id',
@@ -48,7 +38,9 @@ export interface ClaimedDelivery {
 }
 
 /** The outcome of one attempt: the delivery's status, next due time and success time, and the entry its log gains. */
-export type AttemptRecord = Required<Pick<Updateable<Database['webhook_deliveries']>, 'id' | 'workspace_id' | 'status' | 'next_attempt_at' | 'succeeded_at'>> & {
+export type AttemptRecord = Required<
+  Pick<Updateable<Database['webhook_deliveries']>, 'id' | 'workspace_id' | 'status' | 'next_attempt_at' | 'succeeded_at'>
+> & {
   entry: AttemptLogEntry;
 };
 
@@ -92,7 +84,11 @@ export function webhooksRepository() {
     },
 
     async countEndpoints(tx: Executor, workspaceId: string): Promise<number> {
-      const row = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      const row = await tx
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
       return row.n;
     },
 
@@ -110,13 +106,7 @@ export function webhooksRepository() {
 
     /** The endpoint's current secret, its row locked for the rotation that follows. */
     async lockSecret(tx: Executor, workspaceId: string, id: string) {
-      return tx
-        .selectFrom('webhook_endpoints')
-        .select('secret')
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirst();
+      return tx.selectFrom('webhook_endpoints').select('secret').where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
     },
 
     async updateEndpoint(

@@ -23,7 +23,14 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
 
   app.get(
     '/api/workspaces/:slug/webhooks/',
-    { schema: { tags, summary: 'Webhook endpoints of the workspace (admin)', params: WorkspaceParams, response: { 200: Type.Array(Webhook), ...errorResponses(403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Webhook endpoints of the workspace (admin)',
+        params: WorkspaceParams,
+        response: { 200: Type.Array(Webhook), ...errorResponses(403, 404) },
+      },
+    },
     async (req) => webhooks.list(actorOf(req), req.params.slug),
   );
   app.post(
@@ -59,7 +66,14 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   );
   app.delete(
     '/api/workspaces/:slug/webhooks/:webhookId/',
-    { schema: { tags, summary: 'Remove a webhook endpoint and its delivery log (admin)', params: WebhookParams, response: { 204: NoContent, ...errorResponses(403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Remove a webhook endpoint and its delivery log (admin)',
+        params: WebhookParams,
+        response: { 204: NoContent, ...errorResponses(403, 404) },
+      },
+    },
     async (req, reply) => {
       await webhooks.remove(actorOf(req), req.params.slug, req.params.webhookId);
       return reply.status(204).send();

@@ -27,7 +27,8 @@ export const Webhook = Type.Object({
   event_types: Type.Array(Type.String()),
   is_active: Type.Boolean(),
   disabled_reason: Type.Union([Type.Literal('gone'), Type.Literal('failing'), Type.Null()], {
-    description: 'Why the service turned it off: "gone" (the receiver answered 410), "failing" (deliveries in a row failed); null when on or turned off by hand',
+    description:
+      'Why the service turned it off: "gone" (the receiver answered 410), "failing" (deliveries in a row failed); null when on or turned off by hand',
   }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -37,10 +38,7 @@ const Secret = Type.String({ description: 'Signing secret: "whsec_" + base64 of 
 export const WebhookWithSecret = Type.Intersect([Webhook, Type.Object({ secret: Secret })]);
 export const RotatedSecret = Type.Object({ secret: Secret });
 
-export const CreateWebhookBody = Type.Object(
-  { url: Url, description: Type.Optional(Description), event_types: EventTypes },
-  { additionalProperties: false },
-);
+export const CreateWebhookBody = Type.Object({ url: Url, description: Type.Optional(Description), event_types: EventTypes }, { additionalProperties: false });
 export const UpdateWebhookBody = Type.Object(
   {
     url: Type.Optional(Url),

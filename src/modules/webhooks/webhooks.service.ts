@@ -163,7 +163,15 @@ export function createWebhooksService({ db, repo, clock, identity, worker, allow
           created_at: now,
         });
         await repo.insertDeliveries(tx, [
-          { id: deliveryId, workspace_id: ws.workspaceId, webhook_id: id, event_id: eventId, event_type: 'webhook.ping', next_attempt_at: now, created_at: now },
+          {
+            id: deliveryId,
+            workspace_id: ws.workspaceId,
+            webhook_id: id,
+            event_id: eventId,
+            event_type: 'webhook.ping',
+            next_attempt_at: now,
+            created_at: now,
+          },
         ]);
       });
       await worker.sendNow(ws.workspaceId, [deliveryId]);

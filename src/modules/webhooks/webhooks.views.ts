@@ -60,10 +60,10 @@ export function eventBody(event: { id: string; type: string; created_at: Date; w
   return JSON.stringify({ id: event.id, type: event.type, timestamp: iso(event.created_at), workspace_id: event.workspace_id, data: event.data });
 }
 
-export const deliveryDetailView = (
-  d: DeliveryRow & { workspace_id: string; attempt_log: AttemptLogEntry[]; event_data: unknown; event_created_at: Date },
-) => ({
+export const deliveryDetailView = (d: DeliveryRow & { workspace_id: string; attempt_log: AttemptLogEntry[]; event_data: unknown; event_created_at: Date }) => ({
   ...deliveryView(d),
-  payload: JSON.parse(eventBody({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, workspace_id: d.workspace_id, data: d.event_data })) as unknown,
+  payload: JSON.parse(
+    eventBody({ id: d.event_id, type: d.event_type, created_at: d.event_created_at, workspace_id: d.workspace_id, data: d.event_data }),
+  ) as unknown,
   attempt_log: d.attempt_log,
 });

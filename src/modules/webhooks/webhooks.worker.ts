@@ -27,7 +27,13 @@ const BATCH = 20;
 const LEASE_MARGIN_MS = 60_000;
 
 /** Signs `{id}.{timestamp}.{body}` with every secret in force: the newest first (Standard Webhooks). */
-export function signatures(delivery: Pick<ClaimedDelivery, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, id: string, at: Date, body: string, now: Date): string {
+export function signatures(
+  delivery: Pick<ClaimedDelivery, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  id: string,
+  at: Date,
+  body: string,
+  now: Date,
+): string {
   const secrets = [delivery.secret];
   if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > now) secrets.push(delivery.previous_secret);
   return secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' ');
@@ -81,7 +87,12 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
         status,
         next_attempt_at: next,
         succeeded_at: status === 'succeeded' ? now : null,
-        entry: { at: now.toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, error: outcome.kind === 'failure' ? outcome.error : null },
+        entry: {
+          at: now.toISOString(),
+          status_code: result.statusCode,
+          duration_ms: result.durationMs,
+          error: outcome.kind === 'failure' ? outcome.error : null,
+        },
       },
     };
   }
@@ -89,7 +100,10 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
   /** Sends the claimed deliveries in parallel, then records every outcome in one statement. */
   async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
     const done = await Promise.all(claimed.map((d) => attempt(d, manual)));
-    await repo.recordAttempts(db, done.map((x) => x.record));
+    await repo.recordAttempts(
+      db,
+      done.map((x) => x.record),
+    );
     for (const x of done) {
       // succeeded, retrying (pending) or failed (final); never tenant data in labels
       attempts.inc({ outcome: x.record.status === 'pending' ? 'retrying' : x.record.status });

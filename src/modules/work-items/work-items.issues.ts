@@ -56,7 +56,10 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     let sort: IssueSortKey | null | undefined = Object.hasOwn(CORE_SORTS, key) ? CORE_SORTS[key] : undefined;
     for (const provider of issueSorts) sort ??= await provider({ tx: db, workspaceId, projectId, key });
     if (!sort) {
-      throw invalid('/querystring/order_by', `cannot sort by "${key}": one of ${Object.keys(CORE_SORTS).join(', ')} or custom.<propertyId> of this project, with - for descending`);
+      throw invalid(
+        '/querystring/order_by',
+        `cannot sort by "${key}": one of ${Object.keys(CORE_SORTS).join(', ')} or custom.<propertyId> of this project, with - for descending`,
+      );
     }
     return { key: sort, desc };
   }
@@ -76,7 +79,6 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       if (!issue) throw notFound('Issue');
       return issue;
     },
-
 
     async listIssues(
       actor: Actor,

@@ -30,11 +30,7 @@ export function createProjectsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
       return (await repo.listProjects(db, ws.workspaceId)).map(projectView);
     },
 
-    async createProject(
-      actor: Actor,
-      slug: string,
-      input: { name: string; identifier: string; description?: string; sla_policy_id?: string | null },
-    ) {
+    async createProject(actor: Actor, slug: string, input: { name: string; identifier: string; description?: string; sla_policy_id?: string | null }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         // The gate locks the workspace row before counting, so concurrent creations cannot both take the last place.

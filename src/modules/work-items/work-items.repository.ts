@@ -13,17 +13,7 @@ export type IssueSortKey = (eb: ExpressionBuilder<Database & { i: Database['issu
 /** Priority as a rank, urgent first (the expression the priority sort index is built on). */
 export const priorityRank = sql<number>`issue_priority_rank(i.priority)`;
 
-export const projectColumns = [
-  'id',
-  'workspace_id',
-  'name',
-  'identifier',
-  'description',
-  'sla_policy_id',
-  'created_by',
-  'created_at',
-  'updated_at',
-] as const;
+export const projectColumns = ['id', 'workspace_id', 'name', 'identifier', 'description', 'sla_policy_id', 'created_by', 'created_at', 'updated_at'] as const;
 export const stateColumns = ['id', 'project_id', 'name', 'group', 'color', 'sequence', 'is_default', 'pauses_sla', 'created_at', 'updated_at'] as const;
 export const issueColumns = [
   'id',
@@ -63,13 +53,7 @@ export function workItemsRepository() {
     },
 
     listProjects(tx: Executor, workspaceId: string) {
-      return tx
-        .selectFrom('projects')
-        .select(projectColumns)
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      return tx.selectFrom('projects').select(projectColumns).where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
     },
 
     findProject(tx: Executor, workspaceId: string, projectId: string, lock = false) {
@@ -109,7 +93,12 @@ export function workItemsRepository() {
     },
 
     insertStates(tx: Executor, states: Insertable<Database['states']>[]) {
-      return tx.insertInto('states').values(states).onConflict((oc) => oc.doNothing()).returning(stateColumns).execute();
+      return tx
+        .insertInto('states')
+        .values(states)
+        .onConflict((oc) => oc.doNothing())
+        .returning(stateColumns)
+        .execute();
     },
 
     listStates(tx: Executor, workspaceId: string, projectId: string) {
@@ -163,13 +152,7 @@ export function workItemsRepository() {
       stateId: string,
       patch: Pick<Updateable<Database['states']>, 'name' | 'group' | 'color' | 'pauses_sla' | 'updated_at'>,
     ) {
-      return tx
-        .updateTable('states')
-        .set(patch)
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', stateId)
-        .returning(stateColumns)
-        .executeTakeFirst();
+      return tx.updateTable('states').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', stateId).returning(stateColumns).executeTakeFirst();
     },
 
     deleteState(tx: Executor, workspaceId: string, stateId: string) {
@@ -213,10 +196,7 @@ export function workItemsRepository() {
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
       for (const condition of filter.conditions) q = q.where(condition);
       const [rows, count] = await Promise.all([
-        (filter.order
-          ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`)
-          : q
-        )
+        (filter.order ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`) : q)
           .select(issueColumns.map((c) => `i.${c}` as const))
           .orderBy('i.sequence_id', 'desc')
           .offset(page.offset)

@@ -21,55 +21,104 @@ import {
 } from './work-items.schemas.js';
 import type { WorkItemsService } from './work-items.service.js';
 
-export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsService }> = async (
-  app,
-  { workItems },
-) => {
+export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsService }> = async (app, { workItems }) => {
   const projects = { tags: ['projects'] };
   const states = { tags: ['states'] };
   const issues = { tags: ['issues'] };
 
-  app.get('/api/workspaces/:slug/projects/', { schema: { ...projects, summary: 'Projects of the workspace', params: SlugParams, response: { 200: Type.Array(Project), ...errorResponses(404) } } }, async (req) =>
-    workItems.listProjects(actorOf(req), req.params.slug),
+  app.get(
+    '/api/workspaces/:slug/projects/',
+    { schema: { ...projects, summary: 'Projects of the workspace', params: SlugParams, response: { 200: Type.Array(Project), ...errorResponses(404) } } },
+    async (req) => workItems.listProjects(actorOf(req), req.params.slug),
   );
   app.post(
     '/api/workspaces/:slug/projects/',
-    { schema: { ...projects, summary: 'Create a project with the five default states (admin)', params: SlugParams, body: CreateProjectBody, response: { 201: Project, ...errorResponses(400, 402, 403, 404, 409) } } },
+    {
+      schema: {
+        ...projects,
+        summary: 'Create a project with the five default states (admin)',
+        params: SlugParams,
+        body: CreateProjectBody,
+        response: { 201: Project, ...errorResponses(400, 402, 403, 404, 409) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await workItems.createProject(actorOf(req), req.params.slug, req.body)),
   );
-  app.get('/api/workspaces/:slug/projects/:projectId/', { schema: { ...projects, summary: 'One project', params: ProjectParams, response: { 200: Project, ...errorResponses(400, 404) } } }, async (req) =>
-    workItems.getProject(actorOf(req), req.params.slug, req.params.projectId),
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/',
+    { schema: { ...projects, summary: 'One project', params: ProjectParams, response: { 200: Project, ...errorResponses(400, 404) } } },
+    async (req) => workItems.getProject(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.patch(
     '/api/workspaces/:slug/projects/:projectId/',
-    { schema: { ...projects, summary: 'Update a project, including its SLA policy (admin)', params: ProjectParams, body: UpdateProjectBody, response: { 200: Project, ...errorResponses(400, 403, 404, 409) } } },
+    {
+      schema: {
+        ...projects,
+        summary: 'Update a project, including its SLA policy (admin)',
+        params: ProjectParams,
+        body: UpdateProjectBody,
+        response: { 200: Project, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
     async (req) => workItems.updateProject(actorOf(req), req.params.slug, req.params.projectId, req.body),
   );
   app.delete(
     '/api/workspaces/:slug/projects/:projectId/',
-    { schema: { ...projects, summary: 'Delete a project and its issues (admin)', params: ProjectParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        ...projects,
+        summary: 'Delete a project and its issues (admin)',
+        params: ProjectParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req, reply) => {
       await workItems.deleteProject(actorOf(req), req.params.slug, req.params.projectId);
       return reply.status(204).send();
     },
   );
 
-  app.get('/api/workspaces/:slug/projects/:projectId/states/', { schema: { ...states, summary: 'States of the project', params: ProjectParams, response: { 200: Type.Array(State), ...errorResponses(400, 404) } } }, async (req) =>
-    workItems.listStates(actorOf(req), req.params.slug, req.params.projectId),
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/states/',
+    { schema: { ...states, summary: 'States of the project', params: ProjectParams, response: { 200: Type.Array(State), ...errorResponses(400, 404) } } },
+    async (req) => workItems.listStates(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.post(
     '/api/workspaces/:slug/projects/:projectId/states/',
-    { schema: { ...states, summary: 'Create a state (admin)', params: ProjectParams, body: CreateStateBody, response: { 201: State, ...errorResponses(400, 403, 404, 409) } } },
+    {
+      schema: {
+        ...states,
+        summary: 'Create a state (admin)',
+        params: ProjectParams,
+        body: CreateStateBody,
+        response: { 201: State, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await workItems.createState(actorOf(req), req.params.slug, req.params.projectId, req.body)),
   );
   app.patch(
     '/api/workspaces/:slug/projects/:projectId/states/:stateId/',
-    { schema: { ...states, summary: 'Update a state (admin); a state in use keeps its group', params: StateParams, body: UpdateStateBody, response: { 200: State, ...errorResponses(400, 403, 404, 409) } } },
+    {
+      schema: {
+        ...states,
+        summary: 'Update a state (admin); a state in use keeps its group',
+        params: StateParams,
+        body: UpdateStateBody,
+        response: { 200: State, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
     async (req) => workItems.updateState(actorOf(req), req.params.slug, req.params.projectId, req.params.stateId, req.body),
   );
   app.delete(
     '/api/workspaces/:slug/projects/:projectId/states/:stateId/',
-    { schema: { ...states, summary: 'Delete a state no issue uses (admin)', params: StateParams, response: { 204: NoContent, ...errorResponses(400, 403, 404, 409) } } },
+    {
+      schema: {
+        ...states,
+        summary: 'Delete a state no issue uses (admin)',
+        params: StateParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
     async (req, reply) => {
       await workItems.deleteState(actorOf(req), req.params.slug, req.params.projectId, req.params.stateId);
       return reply.status(204).send();
@@ -95,15 +144,33 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
   );
   app.post(
     '/api/workspaces/:slug/projects/:projectId/issues/',
-    { schema: { ...issues, summary: 'Create an issue (admin, member)', params: ProjectParams, body: CreateIssueBody, response: { 201: Issue, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        ...issues,
+        summary: 'Create an issue (admin, member)',
+        params: ProjectParams,
+        body: CreateIssueBody,
+        response: { 201: Issue, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await workItems.createIssue(actorOf(req), req.params.slug, req.params.projectId, req.body)),
   );
-  app.get('/api/workspaces/:slug/projects/:projectId/issues/:issueId/', { schema: { ...issues, summary: 'One issue', params: IssueParams, response: { 200: Issue, ...errorResponses(400, 404) } } }, async (req) =>
-    workItems.getIssue(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId),
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/',
+    { schema: { ...issues, summary: 'One issue', params: IssueParams, response: { 200: Issue, ...errorResponses(400, 404) } } },
+    async (req) => workItems.getIssue(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId),
   );
   app.patch(
     '/api/workspaces/:slug/projects/:projectId/issues/:issueId/',
-    { schema: { ...issues, summary: 'Update an issue (admin, member)', params: IssueParams, body: UpdateIssueBody, response: { 200: Issue, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        ...issues,
+        summary: 'Update an issue (admin, member)',
+        params: IssueParams,
+        body: UpdateIssueBody,
+        response: { 200: Issue, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req) => workItems.updateIssue(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.body),
   );
   app.delete(
@@ -117,12 +184,27 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
 
   app.get(
     '/api/workspaces/:slug/projects/:projectId/issues/:issueId/comments/',
-    { schema: { tags: ['comments'], summary: 'Comments of an issue, oldest first', params: IssueParams, response: { 200: Type.Array(Comment), ...errorResponses(400, 404) } } },
+    {
+      schema: {
+        tags: ['comments'],
+        summary: 'Comments of an issue, oldest first',
+        params: IssueParams,
+        response: { 200: Type.Array(Comment), ...errorResponses(400, 404) },
+      },
+    },
     async (req) => workItems.listComments(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId),
   );
   app.post(
     '/api/workspaces/:slug/projects/:projectId/issues/:issueId/comments/',
-    { schema: { tags: ['comments'], summary: 'Comment on an issue (every role)', params: IssueParams, body: CreateCommentBody, response: { 201: Comment, ...errorResponses(400, 404) } } },
+    {
+      schema: {
+        tags: ['comments'],
+        summary: 'Comment on an issue (every role)',
+        params: IssueParams,
+        body: CreateCommentBody,
+        response: { 201: Comment, ...errorResponses(400, 404) },
+      },
+    },
     async (req, reply) =>
       reply.status(201).send(await workItems.createComment(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.body)),
   );

@@ -16,12 +16,7 @@ export { issueSnapshot, issueView, projectView } from './work-items.views.js';
 export type IssueSortProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; key: string }) => Promise<IssueSortKey | null>;
 
 /** Lets another module narrow the issue list by query parameters it owns (custom properties: `custom.<id>`). */
-export type IssueFilterProvider = (ctx: {
-  tx: Executor;
-  workspaceId: string;
-  projectId: string;
-  query: Record<string, unknown>;
-}) => Promise<IssueCondition[]>;
+export type IssueFilterProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; query: Record<string, unknown> }) => Promise<IssueCondition[]>;
 
 export interface WorkItemsDeps {
   db: Db;

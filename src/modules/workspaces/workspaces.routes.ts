@@ -10,7 +10,14 @@ export const workspacesRoutes: FastifyPluginAsyncTypebox<{ workspaces: Workspace
 
   app.post(
     '/api/workspaces/',
-    { schema: { tags, summary: 'Create a workspace; you become its admin', body: CreateWorkspaceBody, response: { 201: Workspace, ...errorResponses(400, 409) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a workspace; you become its admin',
+        body: CreateWorkspaceBody,
+        response: { 201: Workspace, ...errorResponses(400, 409) },
+      },
+    },
     async (req, reply) => reply.status(201).send(await workspaces.create(actorOf(req), req.body)),
   );
 
@@ -28,13 +35,28 @@ export const workspacesRoutes: FastifyPluginAsyncTypebox<{ workspaces: Workspace
 
   app.patch(
     '/api/workspaces/:slug/',
-    { schema: { tags, summary: 'Rename a workspace (admin)', params: SlugParams, body: UpdateWorkspaceBody, response: { 200: Workspace, ...errorResponses(400, 403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Rename a workspace (admin)',
+        params: SlugParams,
+        body: UpdateWorkspaceBody,
+        response: { 200: Workspace, ...errorResponses(400, 403, 404) },
+      },
+    },
     async (req) => workspaces.update(actorOf(req), req.params.slug, req.body),
   );
 
   app.delete(
     '/api/workspaces/:slug/',
-    { schema: { tags, summary: 'Delete a workspace and everything in it (admin)', params: SlugParams, response: { 204: NoContent, ...errorResponses(403, 404) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a workspace and everything in it (admin)',
+        params: SlugParams,
+        response: { 204: NoContent, ...errorResponses(403, 404) },
+      },
+    },
     async (req, reply) => {
       await workspaces.remove(actorOf(req), req.params.slug);
       return reply.status(204).send();

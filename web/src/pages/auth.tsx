@@ -12,14 +12,18 @@ export function SignIn() {
   return (
     <section class="narrow">
       <PageTitle>Sign in</PageTitle>
-      <form onSubmit={(e) => {
-        e.preventDefault();
-        void run(e.currentTarget);
-      }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(e.currentTarget);
+        }}
+      >
         <Field label="E-mail">{(id) => <input id={id} name="email" type="email" autocomplete="email" required />}</Field>
         <Field label="Password">{(id) => <input id={id} name="password" type="password" autocomplete="current-password" required />}</Field>
         <ProblemView error={error} />
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
       <p>
         No account? <Link to="/sign-up">Sign up</Link>
@@ -40,17 +44,21 @@ export function SignUp() {
   return (
     <section class="narrow">
       <PageTitle>Sign up</PageTitle>
-      <form onSubmit={(e) => {
-        e.preventDefault();
-        void run(e.currentTarget);
-      }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(e.currentTarget);
+        }}
+      >
         <Field label="Name">{(id) => <input id={id} name="display_name" autocomplete="name" required />}</Field>
         <Field label="E-mail">{(id) => <input id={id} name="email" type="email" autocomplete="email" required />}</Field>
         <Field label="Password" hint="At least 8 characters">
           {(id) => <input id={id} name="password" type="password" autocomplete="new-password" required />}
         </Field>
         <ProblemView error={error} />
-        <button type="submit" disabled={busy}>{busy ? 'Creating account…' : 'Create account'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Creating account…' : 'Create account'}
+        </button>
       </form>
       <p>
         Have an account? <Link to="/sign-in">Sign in</Link>

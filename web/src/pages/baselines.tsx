@@ -3,22 +3,33 @@ import { Link, navigate } from '../router.js';
 import { Empty, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 export function Baselines({ slug, projectId }: { slug: string; projectId: string }) {
-  const list = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: { slug, projectId } } })), [projectId]);
+  const list = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: { slug, projectId } } })),
+    [projectId],
+  );
   const take = useAction(async (form: HTMLFormElement) => {
     const b = await unwrap(
-      api().POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: { slug, projectId } }, body: { name: formValues(form).name ?? '' } }),
+      api().POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', {
+        params: { path: { slug, projectId } },
+        body: { name: formValues(form).name ?? '' },
+      }),
     );
     navigate(`/w/${slug}/p/${projectId}/baselines/${b.id}`);
   });
   return (
     <section>
       <PageTitle>Baselines</PageTitle>
-      <form class="inline" onSubmit={(e) => {
-        e.preventDefault();
-        void take.run(e.currentTarget);
-      }}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void take.run(e.currentTarget);
+        }}
+      >
         <Field label="Baseline name">{(id) => <input id={id} name="name" required />}</Field>
-        <button type="submit" disabled={take.busy}>Take baseline</button>
+        <button type="submit" disabled={take.busy}>
+          Take baseline
+        </button>
       </form>
       <ProblemView error={take.error} />
       <Show state={list}>
@@ -28,7 +39,9 @@ export function Baselines({ slug, projectId }: { slug: string; projectId: string
               {items.map((b) => (
                 <li key={b.id}>
                   <Link to={`/w/${slug}/p/${projectId}/baselines/${b.id}`}>{b.name}</Link>{' '}
-                  <span class="muted">{when(b.snapshot_at)} · {b.total_issues} issues, {b.completed_issues} completed</span>
+                  <span class="muted">
+                    {when(b.snapshot_at)} · {b.total_issues} issues, {b.completed_issues} completed
+                  </span>
                 </li>
               ))}
             </ul>
@@ -59,19 +72,29 @@ function BarChart({ title, keys, before, now }: { title: string; keys: readonly 
           const n = now[k] ?? 0;
           return (
             <g key={k} transform={`translate(0 ${y})`}>
-              <text x={0} y={18} class="label">{k}</text>
+              <text x={0} y={18} class="label">
+                {k}
+              </text>
               <rect x={labelW} y={4} height={11} width={(b / max) * barW} class="before" />
-              <text x={labelW + (b / max) * barW + 4} y={14} class="value">{b}</text>
+              <text x={labelW + (b / max) * barW + 4} y={14} class="value">
+                {b}
+              </text>
               <rect x={labelW} y={17} height={11} width={(n / max) * barW} class="now" />
-              <text x={labelW + (n / max) * barW + 4} y={27} class="value">{n}</text>
+              <text x={labelW + (n / max) * barW + 4} y={27} class="value">
+                {n}
+              </text>
             </g>
           );
         })}
         <g transform={`translate(${labelW} ${height - 12})`}>
           <rect width={10} height={10} class="before" />
-          <text x={14} y={9} class="value">baseline</text>
+          <text x={14} y={9} class="value">
+            baseline
+          </text>
           <rect x={80} width={10} height={10} class="now" />
-          <text x={94} y={9} class="value">now</text>
+          <text x={94} y={9} class="value">
+            now
+          </text>
         </g>
       </svg>
     </figure>
@@ -79,8 +102,15 @@ function BarChart({ title, keys, before, now }: { title: string; keys: readonly 
 }
 
 export function Deviation({ slug, projectId, baselineId }: { slug: string; projectId: string; baselineId: string }) {
-  const dev = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug, baselineId }, query: { items_limit: 50 } } })), [baselineId]);
-  const issueLink = (i: { id: string; sequence_id: number; name: string }) => <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>#{i.sequence_id} {i.name}</Link>;
+  const dev = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug, baselineId }, query: { items_limit: 50 } } })),
+    [baselineId],
+  );
+  const issueLink = (i: { id: string; sequence_id: number; name: string }) => (
+    <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>
+      #{i.sequence_id} {i.name}
+    </Link>
+  );
   const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
   return (
     <section>
@@ -89,7 +119,8 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
           <>
             <PageTitle>{`Baseline: ${d.baseline.name}`}</PageTitle>
             <p class="muted">
-              Taken {when(d.baseline.snapshot_at)} · issues {d.baseline.total_issues} → {d.current_total} ({signed(d.issues_delta)}) · completed {d.baseline.completed_issues} → {d.current_completed} ({signed(d.completion_delta)})
+              Taken {when(d.baseline.snapshot_at)} · issues {d.baseline.total_issues} → {d.current_total} ({signed(d.issues_delta)}) · completed{' '}
+              {d.baseline.completed_issues} → {d.current_completed} ({signed(d.completion_delta)})
             </p>
             <div class="grid2">
               <BarChart title="State groups" keys={STATE_GROUPS} before={d.baseline.state_breakdown} now={d.current_state_breakdown} />
@@ -98,11 +129,37 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
             <div class="grid3">
               <div>
                 <h2>Added ({d.added.count})</h2>
-                {d.added.items.length ? <ul>{d.added.items.map((i) => <li key={i.id}>{issueLink(i)} <span class="muted">{i.state_group}, {i.priority}</span></li>)}</ul> : <Empty>None.</Empty>}
+                {d.added.items.length ? (
+                  <ul>
+                    {d.added.items.map((i) => (
+                      <li key={i.id}>
+                        {issueLink(i)}{' '}
+                        <span class="muted">
+                          {i.state_group}, {i.priority}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  <Empty>None.</Empty>
+                )}
               </div>
               <div>
                 <h2>Removed ({d.removed.count})</h2>
-                {d.removed.items.length ? <ul>{d.removed.items.map((i) => <li key={i.id}>#{i.sequence_id} {i.name} <span class="muted">{i.state_group}, {i.priority}</span></li>)}</ul> : <Empty>None.</Empty>}
+                {d.removed.items.length ? (
+                  <ul>
+                    {d.removed.items.map((i) => (
+                      <li key={i.id}>
+                        #{i.sequence_id} {i.name}{' '}
+                        <span class="muted">
+                          {i.state_group}, {i.priority}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  <Empty>None.</Empty>
+                )}
               </div>
               <div>
                 <h2>Changed ({d.changed.count})</h2>
@@ -110,7 +167,10 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
                   <ul>
                     {d.changed.items.map((i) => (
                       <li key={i.id}>
-                        {issueLink(i)} <span class="muted">{i.from.state_group}/{i.from.priority} → {i.to.state_group}/{i.to.priority}</span>
+                        {issueLink(i)}{' '}
+                        <span class="muted">
+                          {i.from.state_group}/{i.from.priority} → {i.to.state_group}/{i.to.priority}
+                        </span>
                       </li>
                     ))}
                   </ul>

@@ -19,12 +19,25 @@ function CreditNotes({ slug, version, orders }: { slug: string; version: number;
           <>
             <div class="table-wrap">
               <table>
-                <thead><tr><th scope="col">Number</th><th scope="col">Reason</th><th scope="col">Amount</th><th scope="col">Payment order</th><th scope="col">Issued</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Number</th>
+                    <th scope="col">Reason</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Payment order</th>
+                    <th scope="col">Issued</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {page.results.map((n) => (
                     <tr key={n.id}>
-                      <td>{n.credit_note_number}</td><td>{n.reason ?? '—'}</td><td>{money(n.amount, n.currency)}</td>
-                      <td><code>{orders.get(n.payment_id) ?? n.payment_id}</code></td><td>{when(n.created_at)}</td>
+                      <td>{n.credit_note_number}</td>
+                      <td>{n.reason ?? '—'}</td>
+                      <td>{money(n.amount, n.currency)}</td>
+                      <td>
+                        <code>{orders.get(n.payment_id) ?? n.payment_id}</code>
+                      </td>
+                      <td>{when(n.created_at)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -44,8 +57,14 @@ export function Billing({ slug }: { slug: string }) {
   const path = { slug };
   const plans = useLoad(() => unwrap(api().GET('/api/billing/plans/')), []);
   const sub = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/billing/subscription/', { params: { path } })), [slug]);
-  const invoices = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/billing/invoices/', { params: { path, query: { offset: 0, per_page: 20 } } })), [slug]);
-  const payments = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/billing/payments/', { params: { path, query: { offset: 0, per_page: 20 } } })), [slug]);
+  const invoices = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/billing/invoices/', { params: { path, query: { offset: 0, per_page: 20 } } })),
+    [slug],
+  );
+  const payments = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/billing/payments/', { params: { path, query: { offset: 0, per_page: 20 } } })),
+    [slug],
+  );
   const [session, setSession] = useState<{ iframe_url: string | null; amount: number; currency: string; merchant_oid: string } | null>(null);
   const [notesVersion, setNotesVersion] = useState(0);
   const refreshAll = async () => {
@@ -57,7 +76,11 @@ export function Billing({ slug }: { slug: string }) {
     const s = await unwrap(
       api().POST('/api/workspaces/{slug}/billing/checkout/', {
         params: { path },
-        body: { plan_slug: v.plan_slug ?? '', billing_interval: (v.billing_interval ?? 'month') as 'month' | 'year', ...(v.coupon_code ? { coupon_code: v.coupon_code } : {}) },
+        body: {
+          plan_slug: v.plan_slug ?? '',
+          billing_interval: (v.billing_interval ?? 'month') as 'month' | 'year',
+          ...(v.coupon_code ? { coupon_code: v.coupon_code } : {}),
+        },
       }),
     );
     setSession(s);
@@ -81,26 +104,56 @@ export function Billing({ slug }: { slug: string }) {
           <div class="card">
             {subscription ? (
               <p>
-                <strong>{subscription.plan_slug}</strong> <Badge tone={subscription.status === 'active' || subscription.status === 'trialing' ? 'ok' : 'warn'}>{subscription.status}</Badge>{' '}
+                <strong>{subscription.plan_slug}</strong>{' '}
+                <Badge tone={subscription.status === 'active' || subscription.status === 'trialing' ? 'ok' : 'warn'}>{subscription.status}</Badge>{' '}
                 {subscription.billing_interval} · period ends {when(subscription.current_period_end)}
-                {subscription.cancel_at_period_end ? <> <Badge tone="warn">cancels at period end</Badge></> : null}
+                {subscription.cancel_at_period_end ? (
+                  <>
+                    {' '}
+                    <Badge tone="warn">cancels at period end</Badge>
+                  </>
+                ) : null}
               </p>
             ) : (
               <p>No subscription: the workspace is on the free plan.</p>
             )}
             <dl class="limits">
-              <div><dt>Plan</dt><dd>{limits.plan_name}</dd></div>
-              <div><dt>Members</dt><dd>{limit(limits.max_users)}</dd></div>
-              <div><dt>Projects</dt><dd>{limit(limits.max_projects)}</dd></div>
-              <div><dt>Storage</dt><dd>{limit(limits.max_storage_gb)} GB</dd></div>
-              <div><dt>Custom properties</dt><dd>{limits.features.custom_properties ? 'yes' : 'no'}</dd></div>
+              <div>
+                <dt>Plan</dt>
+                <dd>{limits.plan_name}</dd>
+              </div>
+              <div>
+                <dt>Members</dt>
+                <dd>{limit(limits.max_users)}</dd>
+              </div>
+              <div>
+                <dt>Projects</dt>
+                <dd>{limit(limits.max_projects)}</dd>
+              </div>
+              <div>
+                <dt>Storage</dt>
+                <dd>{limit(limits.max_storage_gb)} GB</dd>
+              </div>
+              <div>
+                <dt>Custom properties</dt>
+                <dd>{limits.features.custom_properties ? 'yes' : 'no'}</dd>
+              </div>
             </dl>
             {subscription && (subscription.status === 'active' || subscription.status === 'trialing' || subscription.status === 'past_due') ? (
               <div class="actions">
-                <button type="button" onClick={() => void cancel.run(false)} disabled={cancel.busy}>Cancel at period end</button>
-                <button type="button" class="danger" onClick={() => {
-                      if (confirm('Cancel the subscription now?')) void cancel.run(true);
-                    }} disabled={cancel.busy}>Cancel now</button>
+                <button type="button" onClick={() => void cancel.run(false)} disabled={cancel.busy}>
+                  Cancel at period end
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() => {
+                    if (confirm('Cancel the subscription now?')) void cancel.run(true);
+                  }}
+                  disabled={cancel.busy}
+                >
+                  Cancel now
+                </button>
               </div>
             ) : null}
             <ProblemView error={cancel.error} />
@@ -114,9 +167,18 @@ export function Billing({ slug }: { slug: string }) {
             {items.map((p) => (
               <li key={p.slug} class="card">
                 <h3>{p.name}</h3>
-                <p>{p.price_month === null ? 'Free' : `${money(p.price_month, p.currency)} / month`}{p.price_year !== null ? ` · ${money(p.price_year, p.currency)} / year` : ''}</p>
-                <p class="muted">members {limit(p.max_users)} · projects {limit(p.max_projects)} · {limit(p.max_storage_gb)} GB</p>
-                {p.trial_days > 0 ? <button type="button" onClick={() => void trial.run(p.slug)} disabled={trial.busy}>Start {p.trial_days}-day trial</button> : null}
+                <p>
+                  {p.price_month === null ? 'Free' : `${money(p.price_month, p.currency)} / month`}
+                  {p.price_year !== null ? ` · ${money(p.price_year, p.currency)} / year` : ''}
+                </p>
+                <p class="muted">
+                  members {limit(p.max_users)} · projects {limit(p.max_projects)} · {limit(p.max_storage_gb)} GB
+                </p>
+                {p.trial_days > 0 ? (
+                  <button type="button" onClick={() => void trial.run(p.slug)} disabled={trial.busy}>
+                    Start {p.trial_days}-day trial
+                  </button>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -124,14 +186,21 @@ export function Billing({ slug }: { slug: string }) {
       </Show>
       <ProblemView error={trial.error} />
       <h2>Checkout</h2>
-      <form class="inline" onSubmit={(e) => {
-        e.preventDefault();
-        void checkout.run(e.currentTarget);
-      }}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void checkout.run(e.currentTarget);
+        }}
+      >
         <Field label="Plan">
           {(id) => (
             <select id={id} name="plan_slug">
-              {buyable.map((p) => <option key={p.slug} value={p.slug}>{p.name}</option>)}
+              {buyable.map((p) => (
+                <option key={p.slug} value={p.slug}>
+                  {p.name}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -144,7 +213,9 @@ export function Billing({ slug }: { slug: string }) {
           )}
         </Field>
         <Field label="Coupon code">{(id) => <input id={id} name="coupon_code" autocomplete="off" />}</Field>
-        <button type="submit" disabled={checkout.busy}>Go to payment</button>
+        <button type="submit" disabled={checkout.busy}>
+          Go to payment
+        </button>
       </form>
       <ProblemView error={checkout.error} />
       {session ? (
@@ -152,7 +223,10 @@ export function Billing({ slug }: { slug: string }) {
           <div class="payment">
             <p>
               Pay {money(session.amount, session.currency)} (order {session.merchant_oid}) on the provider's page below, then{' '}
-              <button type="button" onClick={() => void refreshAll()}>refresh the subscription</button>.
+              <button type="button" onClick={() => void refreshAll()}>
+                refresh the subscription
+              </button>
+              .
             </p>
             <iframe title="Payment page" src={session.iframe_url} class="payment-frame" />
           </div>
@@ -166,10 +240,22 @@ export function Billing({ slug }: { slug: string }) {
           page.results.length ? (
             <div class="table-wrap">
               <table>
-                <thead><tr><th scope="col">Number</th><th scope="col">Plan</th><th scope="col">Amount</th><th scope="col">Issued</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Number</th>
+                    <th scope="col">Plan</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Issued</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {page.results.map((i) => (
-                    <tr key={i.id}><td>{i.invoice_number}</td><td>{i.plan_name}</td><td>{money(i.total_amount, i.currency)}</td><td>{when(i.created_at)}</td></tr>
+                    <tr key={i.id}>
+                      <td>{i.invoice_number}</td>
+                      <td>{i.plan_name}</td>
+                      <td>{money(i.total_amount, i.currency)}</td>
+                      <td>{when(i.created_at)}</td>
+                    </tr>
                   ))}
                 </tbody>
               </table>
@@ -185,13 +271,35 @@ export function Billing({ slug }: { slug: string }) {
           page.results.length ? (
             <div class="table-wrap">
               <table>
-                <thead><tr><th scope="col">Order</th><th scope="col">Plan</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Order</th>
+                    <th scope="col">Plan</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {page.results.map((p) => (
                     <tr key={p.id}>
-                      <td><code>{p.merchant_oid}</code></td><td>{p.plan_slug} ({p.billing_interval})</td><td>{money(p.amount, p.currency)}</td>
-                      <td><Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>{p.failure_reason ? ` ${p.failure_reason}` : ''}
-                        {p.refunded_amount > 0 && p.status !== 'refunded' ? <> <Badge tone="warn">refunded {money(p.refunded_amount, p.currency)}</Badge></> : null}</td>
+                      <td>
+                        <code>{p.merchant_oid}</code>
+                      </td>
+                      <td>
+                        {p.plan_slug} ({p.billing_interval})
+                      </td>
+                      <td>{money(p.amount, p.currency)}</td>
+                      <td>
+                        <Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>
+                        {p.failure_reason ? ` ${p.failure_reason}` : ''}
+                        {p.refunded_amount > 0 && p.status !== 'refunded' ? (
+                          <>
+                            {' '}
+                            <Badge tone="warn">refunded {money(p.refunded_amount, p.currency)}</Badge>
+                          </>
+                        ) : null}
+                      </td>
                       <td>{when(p.created_at)}</td>
                     </tr>
                   ))}

@@ -27,7 +27,13 @@ function summary(c: Calendar): string {
 function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Calendar; onDone: () => void }) {
   const initial = (): Draft =>
     calendar
-      ? { name: calendar.name, description: calendar.description, time_zone: calendar.time_zone, working_hours: calendar.working_hours, holidays: calendar.holidays }
+      ? {
+          name: calendar.name,
+          description: calendar.description,
+          time_zone: calendar.time_zone,
+          working_hours: calendar.working_hours,
+          holidays: calendar.holidays,
+        }
       : { name: '', description: '', time_zone: localZone(), working_hours: WEEKDAYS, holidays: [] };
   const [d, setD] = useState<Draft>(initial);
   const set = (patch: Partial<Draft>) => setD((x) => ({ ...x, ...patch }));
@@ -35,7 +41,8 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
   const setHoliday = (i: number, patch: Partial<Holiday>) => set({ holidays: d.holidays.map((h, n) => (n === i ? { ...h, ...patch } : h)) });
   const save = useAction(async () => {
     const body = { ...d, holidays: d.holidays.map((h) => ({ date: h.date, name: h.name, recurring: h.recurring })) };
-    if (calendar) await unwrap(api().PATCH('/api/workspaces/{slug}/sla-calendars/{calendarId}/', { params: { path: { slug, calendarId: calendar.id } }, body }));
+    if (calendar)
+      await unwrap(api().PATCH('/api/workspaces/{slug}/sla-calendars/{calendarId}/', { params: { path: { slug, calendarId: calendar.id } }, body }));
     else {
       await unwrap(api().POST('/api/workspaces/{slug}/sla-calendars/', { params: { path: { slug } }, body }));
       setD(initial());
@@ -44,16 +51,29 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
   });
   const at = (path: string) => errorsAt(save.error, path);
   return (
-    <form class="calendar" onSubmit={(e) => {
+    <form
+      class="calendar"
+      onSubmit={(e) => {
         e.preventDefault();
         void save.run();
-      }}>
+      }}
+    >
       <div class="row">
         <Field label="Calendar name" errors={at('/name')}>
           {(id, by) => <input id={id} value={d.name} required maxLength={255} aria-describedby={by} onInput={(e) => set({ name: e.currentTarget.value })} />}
         </Field>
         <Field label="Time zone" hint="IANA name, e.g. Europe/Istanbul" errors={at('/time_zone')}>
-          {(id, by) => <input id={id} value={d.time_zone} required list="time-zones" autocomplete="off" aria-describedby={by} onInput={(e) => set({ time_zone: e.currentTarget.value })} />}
+          {(id, by) => (
+            <input
+              id={id}
+              value={d.time_zone}
+              required
+              list="time-zones"
+              autocomplete="off"
+              aria-describedby={by}
+              onInput={(e) => set({ time_zone: e.currentTarget.value })}
+            />
+          )}
         </Field>
       </div>
       <Field label="Description" errors={at('/description')}>
@@ -68,24 +88,59 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
               <Field label={`Day (${i + 1})`} errors={at(`/working_hours/${i}/day`)}>
                 {(id, by) => (
                   <select id={id} value={h.day} aria-describedby={by} onChange={(e) => setHours(i, { day: e.currentTarget.value as Hours['day'] })}>
-                    {DAYS.map((day) => <option key={day} value={day}>{day}</option>)}
+                    {DAYS.map((day) => (
+                      <option key={day} value={day}>
+                        {day}
+                      </option>
+                    ))}
                   </select>
                 )}
               </Field>
               <Field label={`Start (${i + 1})`} errors={at(`/working_hours/${i}/start`)}>
-                {(id, by) => <input id={id} class="hhmm" value={h.start} placeholder="09:00" inputMode="numeric" aria-describedby={by} onInput={(e) => setHours(i, { start: e.currentTarget.value })} />}
+                {(id, by) => (
+                  <input
+                    id={id}
+                    class="hhmm"
+                    value={h.start}
+                    placeholder="09:00"
+                    inputMode="numeric"
+                    aria-describedby={by}
+                    onInput={(e) => setHours(i, { start: e.currentTarget.value })}
+                  />
+                )}
               </Field>
               <Field label={`End (${i + 1})`} errors={at(`/working_hours/${i}/end`)}>
-                {(id, by) => <input id={id} class="hhmm" value={h.end} placeholder="17:00" inputMode="numeric" aria-describedby={by} onInput={(e) => setHours(i, { end: e.currentTarget.value })} />}
+                {(id, by) => (
+                  <input
+                    id={id}
+                    class="hhmm"
+                    value={h.end}
+                    placeholder="17:00"
+                    inputMode="numeric"
+                    aria-describedby={by}
+                    onInput={(e) => setHours(i, { end: e.currentTarget.value })}
+                  />
+                )}
               </Field>
-              <button type="button" class="danger" aria-label={`Remove working hours ${i + 1}`} onClick={() => set({ working_hours: d.working_hours.filter((_, n) => n !== i) })}>Remove</button>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Remove working hours ${i + 1}`}
+                onClick={() => set({ working_hours: d.working_hours.filter((_, n) => n !== i) })}
+              >
+                Remove
+              </button>
               <FieldErrors messages={at(`/working_hours/${i}`)} />
             </li>
           ))}
         </ol>
         <div class="actions">
-          <button type="button" onClick={() => set({ working_hours: [...d.working_hours, { day: 'mon', start: '09:00', end: '17:00' }] })}>Add hours</button>
-          <button type="button" class="secondary" onClick={() => set({ working_hours: WEEKDAYS })}>Mon–Fri 09:00–17:00</button>
+          <button type="button" onClick={() => set({ working_hours: [...d.working_hours, { day: 'mon', start: '09:00', end: '17:00' }] })}>
+            Add hours
+          </button>
+          <button type="button" class="secondary" onClick={() => set({ working_hours: WEEKDAYS })}>
+            Mon–Fri 09:00–17:00
+          </button>
         </div>
       </fieldset>
       <fieldset>
@@ -96,7 +151,9 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
           {d.holidays.map((h, i) => (
             <li key={i} class="row">
               <Field label={`Date (${i + 1})`} errors={at(`/holidays/${i}/date`)}>
-                {(id, by) => <input id={id} type="date" value={h.date} required aria-describedby={by} onInput={(e) => setHoliday(i, { date: e.currentTarget.value })} />}
+                {(id, by) => (
+                  <input id={id} type="date" value={h.date} required aria-describedby={by} onInput={(e) => setHoliday(i, { date: e.currentTarget.value })} />
+                )}
               </Field>
               <Field label={`Holiday name (${i + 1})`} errors={at(`/holidays/${i}/name`)}>
                 {(id, by) => <input id={id} value={h.name} aria-describedby={by} onInput={(e) => setHoliday(i, { name: e.currentTarget.value })} />}
@@ -104,17 +161,28 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
               <Field label={`Every year (${i + 1})`} errors={at(`/holidays/${i}/recurring`)}>
                 {(id) => <input id={id} type="checkbox" checked={h.recurring} onChange={(e) => setHoliday(i, { recurring: e.currentTarget.checked })} />}
               </Field>
-              <button type="button" class="danger" aria-label={`Remove holiday ${i + 1}`} onClick={() => set({ holidays: d.holidays.filter((_, n) => n !== i) })}>Remove</button>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Remove holiday ${i + 1}`}
+                onClick={() => set({ holidays: d.holidays.filter((_, n) => n !== i) })}
+              >
+                Remove
+              </button>
               <FieldErrors messages={at(`/holidays/${i}`)} />
             </li>
           ))}
         </ol>
         <div class="actions">
-          <button type="button" onClick={() => set({ holidays: [...d.holidays, { date: '', name: '', recurring: false }] })}>Add holiday</button>
+          <button type="button" onClick={() => set({ holidays: [...d.holidays, { date: '', name: '', recurring: false }] })}>
+            Add holiday
+          </button>
         </div>
       </fieldset>
       <ProblemView error={save.error} />
-      <button type="submit" disabled={save.busy}>{calendar ? 'Save calendar' : 'Create calendar'}</button>
+      <button type="submit" disabled={save.busy}>
+        {calendar ? 'Save calendar' : 'Create calendar'}
+      </button>
     </form>
   );
 }
@@ -128,9 +196,21 @@ export function Calendars({ slug }: { slug: string }) {
   });
   return (
     <section>
-      <PageTitle actions={<Link class="button" to={`/w/${slug}/sla/policies`}>Policies</Link>}>SLA calendars</PageTitle>
+      <PageTitle
+        actions={
+          <Link class="button" to={`/w/${slug}/sla/policies`}>
+            Policies
+          </Link>
+        }
+      >
+        SLA calendars
+      </PageTitle>
       <p class="muted">A policy that names a calendar counts only its working hours, minus its holidays, in its time zone.</p>
-      <datalist id="time-zones">{timeZones().map((z) => <option key={z} value={z} />)}</datalist>
+      <datalist id="time-zones">
+        {timeZones().map((z) => (
+          <option key={z} value={z} />
+        ))}
+      </datalist>
       <ProblemView error={remove.error} />
       <Show state={list}>
         {(items) =>
@@ -142,14 +222,33 @@ export function Calendars({ slug }: { slug: string }) {
                   <div class="muted">{summary(c)}</div>
                   {c.description ? <div>{c.description}</div> : null}
                   <div class="actions">
-                    <button type="button" aria-expanded={editing === c.id} aria-label={`Edit ${c.name}`} onClick={() => setEditing(editing === c.id ? null : c.id)}>Edit</button>
-                    <button type="button" class="danger" aria-label={`Delete ${c.name}`} disabled={remove.busy} onClick={() => confirm(`Delete the calendar ${c.name}?`) && void remove.run(c)}>Delete</button>
+                    <button
+                      type="button"
+                      aria-expanded={editing === c.id}
+                      aria-label={`Edit ${c.name}`}
+                      onClick={() => setEditing(editing === c.id ? null : c.id)}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete ${c.name}`}
+                      disabled={remove.busy}
+                      onClick={() => confirm(`Delete the calendar ${c.name}?`) && void remove.run(c)}
+                    >
+                      Delete
+                    </button>
                   </div>
                   {editing === c.id ? (
-                    <CalendarForm slug={slug} calendar={c} onDone={() => {
+                    <CalendarForm
+                      slug={slug}
+                      calendar={c}
+                      onDone={() => {
                         setEditing(null);
                         void list.reload();
-                      }} />
+                      }}
+                    />
                   ) : null}
                 </li>
               ))}

@@ -33,8 +33,17 @@ function describe(e: Entry, names: Names) {
       return (
         <>
           created the issue{isStateRef(to) ? <> in {stateName(to, names)}</> : null}
-          {to?.priority ? <>, priority <span class={`prio ${to.priority}`}>{to.priority}</span></> : null}
-          {isStateRef(to) && to.pauses_sla ? <> <Badge tone="warn">SLA paused</Badge></> : null}
+          {to?.priority ? (
+            <>
+              , priority <span class={`prio ${to.priority}`}>{to.priority}</span>
+            </>
+          ) : null}
+          {isStateRef(to) && to.pauses_sla ? (
+            <>
+              {' '}
+              <Badge tone="warn">SLA paused</Badge>
+            </>
+          ) : null}
         </>
       );
     }
@@ -45,8 +54,18 @@ function describe(e: Entry, names: Names) {
         <>
           moved it {from ? <>from {stateName(from, names)} </> : null}
           {to ? <>to {stateName(to, names)}</> : null}
-          {to?.pauses_sla && !from?.pauses_sla ? <> <Badge tone="warn">SLA paused</Badge></> : null}
-          {from?.pauses_sla && !to?.pauses_sla ? <> <Badge tone="ok">SLA resumed</Badge></> : null}
+          {to?.pauses_sla && !from?.pauses_sla ? (
+            <>
+              {' '}
+              <Badge tone="warn">SLA paused</Badge>
+            </>
+          ) : null}
+          {from?.pauses_sla && !to?.pauses_sla ? (
+            <>
+              {' '}
+              <Badge tone="ok">SLA resumed</Badge>
+            </>
+          ) : null}
         </>
       );
     }
@@ -87,7 +106,12 @@ export function IssueHistory({ slug, projectId, issueId, version }: { slug: stri
     };
   }, [slug, projectId]);
   const page = useLoad(
-    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/', { params: { path: { slug, projectId, issueId }, query: { offset, per_page: PER_PAGE } } })),
+    () =>
+      unwrap(
+        api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/', {
+          params: { path: { slug, projectId, issueId }, query: { offset, per_page: PER_PAGE } },
+        }),
+      ),
     [issueId, offset, version],
   );
   const n = names.data ?? { users: new Map(), states: new Map(), policies: new Map() };
@@ -101,7 +125,9 @@ export function IssueHistory({ slug, projectId, issueId, version }: { slug: stri
                 <li key={e.id}>
                   <span class="who">{e.actor_id ? (n.users.get(e.actor_id) ?? 'a former member') : 'The system'}</span> {describe(e, n)}
                   <br />
-                  <small class="muted"><time dateTime={e.at}>{when(e.at)}</time></small>
+                  <small class="muted">
+                    <time dateTime={e.at}>{when(e.at)}</time>
+                  </small>
                 </li>
               ))}
             </ol>

@@ -33,8 +33,16 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
   const sortKey = orderBy.replace(/^-/, '');
   const descending = orderBy.startsWith('-');
   const setQuery = (next: Record<string, string | number>) => {
-    const q = new URLSearchParams({ state_group: stateGroup, priority, order_by: orderBy, offset: String(offset), per_page: String(perPage), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
-    for (const [k, v] of [...q]) if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20') || (k === 'order_by' && v === DEFAULT_ORDER)) q.delete(k);
+    const q = new URLSearchParams({
+      state_group: stateGroup,
+      priority,
+      order_by: orderBy,
+      offset: String(offset),
+      per_page: String(perPage),
+      ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])),
+    });
+    for (const [k, v] of [...q])
+      if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20') || (k === 'order_by' && v === DEFAULT_ORDER)) q.delete(k);
     navigate(`/w/${slug}/p/${projectId}/issues${q.size ? `?${q}` : ''}`);
   };
   const page = useLoad(async () => {
@@ -43,7 +51,10 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     const [issues, defs] = await Promise.all([
       unwrap(
         client.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
-          params: { path, query: { offset, per_page: PER_PAGE, order_by: orderBy, ...(stateGroup ? { state_group: stateGroup } : {}), ...(priority ? { priority } : {}) } },
+          params: {
+            path,
+            query: { offset, per_page: PER_PAGE, order_by: orderBy, ...(stateGroup ? { state_group: stateGroup } : {}), ...(priority ? { priority } : {}) },
+          },
         }),
       ),
       unwrap(client.GET('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path } })),
@@ -64,13 +75,25 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
 
   return (
     <section>
-      <PageTitle actions={<Link class="button" to={`/w/${slug}/p/${projectId}/issues/new`}>New issue</Link>}>Issues</PageTitle>
+      <PageTitle
+        actions={
+          <Link class="button" to={`/w/${slug}/p/${projectId}/issues/new`}>
+            New issue
+          </Link>
+        }
+      >
+        Issues
+      </PageTitle>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <Field label="State group">
           {(id) => (
             <select id={id} value={stateGroup} onChange={(e) => setQuery({ state_group: e.currentTarget.value, offset: 0 })}>
               <option value="">All</option>
-              {STATE_GROUPS.map((g) => <option key={g} value={g}>{g}</option>)}
+              {STATE_GROUPS.map((g) => (
+                <option key={g} value={g}>
+                  {g}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -78,20 +101,32 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
           {(id) => (
             <select id={id} value={priority} onChange={(e) => setQuery({ priority: e.currentTarget.value, offset: 0 })}>
               <option value="">All</option>
-              {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+              {PRIORITIES.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <Field label="Sort by">
           {(id) => (
             <select id={id} value={sortKey} onChange={(e) => setQuery({ order_by: `${descending ? '-' : ''}${e.currentTarget.value}`, offset: 0 })}>
-              {sorts.map(([k, label]) => <option key={k} value={k}>{k.startsWith('custom.') ? `${label} (custom)` : label}</option>)}
+              {sorts.map(([k, label]) => (
+                <option key={k} value={k}>
+                  {k.startsWith('custom.') ? `${label} (custom)` : label}
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <Field label="Order">
           {(id) => (
-            <select id={id} value={descending ? 'desc' : 'asc'} onChange={(e) => setQuery({ order_by: `${e.currentTarget.value === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}>
+            <select
+              id={id}
+              value={descending ? 'desc' : 'asc'}
+              onChange={(e) => setQuery({ order_by: `${e.currentTarget.value === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}
+            >
               <option value="asc">Ascending</option>
               <option value="desc">Descending</option>
             </select>
@@ -100,7 +135,11 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
         <Field label="Per page">
           {(id) => (
             <select id={id} value={String(perPage)} onChange={(e) => setQuery({ per_page: e.currentTarget.value, offset: 0 })}>
-              {PER_PAGES.map((n) => <option key={n} value={String(n)}>{n}</option>)}
+              {PER_PAGES.map((n) => (
+                <option key={n} value={String(n)}>
+                  {n}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -113,30 +152,52 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
                 <table>
                   <thead>
                     <tr>
-                      <th scope="col" aria-sort={ariaSort('sequence_id')}>#</th>
-                      <th scope="col" aria-sort={ariaSort('name')}>Name</th>
+                      <th scope="col" aria-sort={ariaSort('sequence_id')}>
+                        #
+                      </th>
+                      <th scope="col" aria-sort={ariaSort('name')}>
+                        Name
+                      </th>
                       <th scope="col">State</th>
-                      <th scope="col" aria-sort={ariaSort('priority')}>Priority</th>
-                      {properties.map((p) => <th scope="col" key={p.id} aria-sort={ariaSort(`custom.${p.id}`)}>{p.name}</th>)}
+                      <th scope="col" aria-sort={ariaSort('priority')}>
+                        Priority
+                      </th>
+                      {properties.map((p) => (
+                        <th scope="col" key={p.id} aria-sort={ariaSort(`custom.${p.id}`)}>
+                          {p.name}
+                        </th>
+                      ))}
                     </tr>
                   </thead>
                   <tbody>
                     {issues.results.map((i, n) => (
                       <tr key={i.id}>
                         <td>{i.sequence_id}</td>
-                        <td><Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{i.name}</Link></td>
+                        <td>
+                          <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{i.name}</Link>
+                        </td>
                         <td>{i.state_group}</td>
-                        <td><span class={`prio ${i.priority}`}>{i.priority}</span></td>
-                        {properties.map((p) => <td key={p.id}>{showValue(values[n]?.find((v) => v.property_id === p.id)?.value)}</td>)}
+                        <td>
+                          <span class={`prio ${i.priority}`}>{i.priority}</span>
+                        </td>
+                        {properties.map((p) => (
+                          <td key={p.id}>{showValue(values[n]?.find((v) => v.property_id === p.id)?.value)}</td>
+                        ))}
                       </tr>
                     ))}
                   </tbody>
                 </table>
               </div>
               <nav class="pager" aria-label="Pages">
-                <button type="button" disabled={offset === 0} onClick={() => setQuery({ offset: Math.max(0, offset - PER_PAGE) })}>Previous</button>
-                <span>{offset + 1}–{offset + issues.results.length} of {issues.total}</span>
-                <button type="button" disabled={offset + PER_PAGE >= issues.total} onClick={() => setQuery({ offset: offset + PER_PAGE })}>Next</button>
+                <button type="button" disabled={offset === 0} onClick={() => setQuery({ offset: Math.max(0, offset - PER_PAGE) })}>
+                  Previous
+                </button>
+                <span>
+                  {offset + 1}–{offset + issues.results.length} of {issues.total}
+                </span>
+                <button type="button" disabled={offset + PER_PAGE >= issues.total} onClick={() => setQuery({ offset: offset + PER_PAGE })}>
+                  Next
+                </button>
               </nav>
             </>
           ) : (
@@ -149,7 +210,10 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
 }
 
 export function NewIssue({ slug, projectId }: { slug: string; projectId: string }) {
-  const states = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })), [slug, projectId]);
+  const states = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
+    [slug, projectId],
+  );
   const create = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const issue = await unwrap(
@@ -168,16 +232,22 @@ export function NewIssue({ slug, projectId }: { slug: string; projectId: string 
   return (
     <section class="narrow">
       <PageTitle>New issue</PageTitle>
-      <form onSubmit={(e) => {
-        e.preventDefault();
-        void create.run(e.currentTarget);
-      }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run(e.currentTarget);
+        }}
+      >
         <Field label="Title">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Description">{(id) => <textarea id={id} name="description" rows={4} />}</Field>
         <Field label="Priority">
           {(id) => (
             <select id={id} name="priority">
-              {PRIORITIES.map((p) => <option key={p} value={p} selected={p === 'none'}>{p}</option>)}
+              {PRIORITIES.map((p) => (
+                <option key={p} value={p} selected={p === 'none'}>
+                  {p}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -185,12 +255,19 @@ export function NewIssue({ slug, projectId }: { slug: string; projectId: string 
           {(id) => (
             <select id={id} name="state_id">
               <option value="">Default (Backlog)</option>
-              {states.data?.map((s) => <option key={s.id} value={s.id}>{s.name}{s.pauses_sla ? ' (pauses SLA)' : ''}</option>)}
+              {states.data?.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                  {s.pauses_sla ? ' (pauses SLA)' : ''}
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <ProblemView error={create.error} />
-        <button type="submit" disabled={create.busy}>Create issue</button>
+        <button type="submit" disabled={create.busy}>
+          Create issue
+        </button>
       </form>
     </section>
   );
@@ -222,7 +299,13 @@ function SlaTracker({ tracker }: { tracker: Tracker }) {
         <dt>Response due</dt>
         <dd>
           {when(tracker.response_due_at)}{' '}
-          {tracker.response_breached ? <Badge tone="bad">response breached</Badge> : tracker.responded_at ? <Badge tone="ok">responded {when(tracker.responded_at)}</Badge> : <Badge tone="info">open</Badge>}
+          {tracker.response_breached ? (
+            <Badge tone="bad">response breached</Badge>
+          ) : tracker.responded_at ? (
+            <Badge tone="ok">responded {when(tracker.responded_at)}</Badge>
+          ) : (
+            <Badge tone="info">open</Badge>
+          )}
           {remaining(tracker.response_remaining_seconds)}
         </dd>
       </div>
@@ -230,7 +313,13 @@ function SlaTracker({ tracker }: { tracker: Tracker }) {
         <dt>Resolution due</dt>
         <dd>
           {when(tracker.resolution_due_at)}{' '}
-          {tracker.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : tracker.resolved_at ? <Badge tone="ok">resolved {when(tracker.resolved_at)}</Badge> : <Badge tone="info">open</Badge>}
+          {tracker.resolution_breached ? (
+            <Badge tone="bad">resolution breached</Badge>
+          ) : tracker.resolved_at ? (
+            <Badge tone="ok">resolved {when(tracker.resolved_at)}</Badge>
+          ) : (
+            <Badge tone="info">open</Badge>
+          )}
           {remaining(tracker.resolution_remaining_seconds)}
         </dd>
       </div>
@@ -244,7 +333,19 @@ function SlaTracker({ tracker }: { tracker: Tracker }) {
 type CustomValue = { property_id: string; name: string; type: string; value: Value };
 type Property = { id: string; type: string; options?: string[] | null; is_required?: boolean };
 
-function ValueEditor({ slug, issueId, value, property, onSaved }: { slug: string; issueId: string; value: CustomValue; property: Property | undefined; onSaved: () => void }) {
+function ValueEditor({
+  slug,
+  issueId,
+  value,
+  property,
+  onSaved,
+}: {
+  slug: string;
+  issueId: string;
+  value: CustomValue;
+  property: Property | undefined;
+  onSaved: () => void;
+}) {
   const [draft, setDraft] = useState<Value>(value.value);
   const save = useAction(async (v: Value) => {
     await unwrap(
@@ -263,39 +364,66 @@ function ValueEditor({ slug, issueId, value, property, onSaved }: { slug: string
       control = (id: string) => <input id={id} type="checkbox" checked={draft === true} onChange={(e) => setDraft(e.currentTarget.checked)} />;
       break;
     case 'number':
-      control = (id: string) => <input id={id} type="number" step="any" value={draft === null || draft === undefined ? '' : String(draft)} onInput={(e) => setDraft(e.currentTarget.value === '' ? null : Number(e.currentTarget.value))} />;
+      control = (id: string) => (
+        <input
+          id={id}
+          type="number"
+          step="any"
+          value={draft === null || draft === undefined ? '' : String(draft)}
+          onInput={(e) => setDraft(e.currentTarget.value === '' ? null : Number(e.currentTarget.value))}
+        />
+      );
       break;
     case 'date':
-      control = (id: string) => <input id={id} type="date" value={typeof draft === 'string' ? draft.slice(0, 10) : ''} onInput={(e) => setDraft(e.currentTarget.value || null)} />;
+      control = (id: string) => (
+        <input id={id} type="date" value={typeof draft === 'string' ? draft.slice(0, 10) : ''} onInput={(e) => setDraft(e.currentTarget.value || null)} />
+      );
       break;
     case 'url':
-      control = (id: string) => <input id={id} type="url" value={typeof draft === 'string' ? draft : ''} onInput={(e) => setDraft(e.currentTarget.value || null)} />;
+      control = (id: string) => (
+        <input id={id} type="url" value={typeof draft === 'string' ? draft : ''} onInput={(e) => setDraft(e.currentTarget.value || null)} />
+      );
       break;
     case 'select':
       control = (id: string) => (
         <select id={id} value={typeof draft === 'string' ? draft : ''} onChange={(e) => setDraft(e.currentTarget.value || null)}>
           <option value="">—</option>
-          {options.map((o) => <option key={o} value={o}>{o}</option>)}
+          {options.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
         </select>
       );
       break;
     case 'multi_select':
       control = (id: string) => (
         <select id={id} multiple onChange={(e) => setDraft([...e.currentTarget.selectedOptions].map((o) => o.value))}>
-          {options.map((o) => <option key={o} value={o} selected={Array.isArray(draft) && draft.includes(o)}>{o}</option>)}
+          {options.map((o) => (
+            <option key={o} value={o} selected={Array.isArray(draft) && draft.includes(o)}>
+              {o}
+            </option>
+          ))}
         </select>
       );
       break;
     default:
-      control = (id: string) => <input id={id} value={typeof draft === 'string' ? draft : ''} onInput={(e) => setDraft(e.currentTarget.value === '' ? null : e.currentTarget.value)} />;
+      control = (id: string) => (
+        <input id={id} value={typeof draft === 'string' ? draft : ''} onInput={(e) => setDraft(e.currentTarget.value === '' ? null : e.currentTarget.value)} />
+      );
   }
   return (
-    <form class="value" onSubmit={(e) => {
+    <form
+      class="value"
+      onSubmit={(e) => {
         e.preventDefault();
         void save.run(draft);
-      }}>
+      }}
+    >
       <Field label={label}>{control}</Field>
-      <button type="submit" disabled={save.busy}>Save {value.name}</button>
+      <button type="submit" disabled={save.busy}>
+        Save {value.name}
+      </button>
       <ProblemView error={save.error} />
     </form>
   );
@@ -315,7 +443,9 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
   const comments = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { params: { path } })), [issueId]);
   const [historyVersion, setHistoryVersion] = useState(0);
   const addComment = useAction(async (form: HTMLFormElement) => {
-    await unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { params: { path }, body: { body: formValues(form).body ?? '' } }));
+    await unwrap(
+      api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { params: { path }, body: { body: formValues(form).body ?? '' } }),
+    );
     form.reset();
     await comments.reload();
     await tracker.reload();
@@ -343,7 +473,14 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
             {({ vals, props }) =>
               vals.length ? (
                 vals.map((v) => (
-                  <ValueEditor key={v.property_id} slug={slug} issueId={issueId} value={v} property={props.find((p) => p.id === v.property_id)} onSaved={() => void values.reload()} />
+                  <ValueEditor
+                    key={v.property_id}
+                    slug={slug}
+                    issueId={issueId}
+                    value={v}
+                    property={props.find((p) => p.id === v.property_id)}
+                    onSaved={() => void values.reload()}
+                  />
                 ))
               ) : (
                 <Empty>
@@ -371,13 +508,17 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
               )
             }
           </Show>
-          <form onSubmit={(e) => {
-        e.preventDefault();
-        void addComment.run(e.currentTarget);
-      }}>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void addComment.run(e.currentTarget);
+            }}
+          >
             <Field label="Comment">{(id) => <textarea id={id} name="body" rows={3} required />}</Field>
             <ProblemView error={addComment.error} />
-            <button type="submit" disabled={addComment.busy}>Add comment</button>
+            <button type="submit" disabled={addComment.busy}>
+              Add comment
+            </button>
           </form>
         </div>
       </div>
@@ -390,14 +531,25 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
 const TYPES = ['text', 'number', 'date', 'select', 'multi_select', 'checkbox', 'url'] as const;
 
 export function Properties({ slug, projectId }: { slug: string; projectId: string }) {
-  const list = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: { slug, projectId } } })), [projectId]);
+  const list = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', { params: { path: { slug, projectId } } })),
+    [projectId],
+  );
   const create = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
-    const options = (v.options ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    const options = (v.options ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
     await unwrap(
       api().POST('/api/workspaces/{slug}/projects/{projectId}/custom-properties/', {
         params: { path: { slug, projectId } },
-        body: { name: v.name ?? '', type: (v.type ?? 'text') as (typeof TYPES)[number], ...(options.length ? { options } : {}), is_required: v.is_required === 'on' },
+        body: {
+          name: v.name ?? '',
+          type: (v.type ?? 'text') as (typeof TYPES)[number],
+          ...(options.length ? { options } : {}),
+          is_required: v.is_required === 'on',
+        },
       }),
     );
     form.reset();
@@ -412,7 +564,12 @@ export function Properties({ slug, projectId }: { slug: string; projectId: strin
             <ul class="cards">
               {items.map((p) => (
                 <li key={p.id}>
-                  <strong>{p.name}</strong> <span class="muted">{p.type}{p.options?.length ? `: ${p.options.join(', ')}` : ''}{p.is_required ? ' · required' : ''}</span>
+                  <strong>{p.name}</strong>{' '}
+                  <span class="muted">
+                    {p.type}
+                    {p.options?.length ? `: ${p.options.join(', ')}` : ''}
+                    {p.is_required ? ' · required' : ''}
+                  </span>
                 </li>
               ))}
             </ul>
@@ -422,21 +579,32 @@ export function Properties({ slug, projectId }: { slug: string; projectId: strin
         }
       </Show>
       <h2>New property</h2>
-      <form class="inline" onSubmit={(e) => {
-        e.preventDefault();
-        void create.run(e.currentTarget);
-      }}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run(e.currentTarget);
+        }}
+      >
         <Field label="Property name">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Type">
           {(id) => (
             <select id={id} name="type">
-              {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+              {TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
             </select>
           )}
         </Field>
-        <Field label="Options" hint="select types: comma-separated">{(id) => <input id={id} name="options" />}</Field>
+        <Field label="Options" hint="select types: comma-separated">
+          {(id) => <input id={id} name="options" />}
+        </Field>
         <Field label="Required">{(id) => <input id={id} name="is_required" type="checkbox" />}</Field>
-        <button type="submit" disabled={create.busy}>Add property</button>
+        <button type="submit" disabled={create.busy}>
+          Add property
+        </button>
       </form>
       <ProblemView error={create.error} />
     </section>

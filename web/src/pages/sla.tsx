@@ -30,21 +30,27 @@ export function TrackerBoard({ slug, load, empty, label }: { slug: string; load:
   }, [board.reload]);
   return (
     <>
-      <p class="muted" aria-live="polite">Live: refreshes every 10 seconds · last checked {checked.toLocaleTimeString()}</p>
+      <p class="muted" aria-live="polite">
+        Live: refreshes every 10 seconds · last checked {checked.toLocaleTimeString()}
+      </p>
       <Show state={board}>
         {(page) =>
           page.results.length ? (
             <ul class="board" aria-label={label}>
               {page.results.map((t) => (
                 <li key={t.id}>
-                  <Link to={`/w/${slug}/p/${t.issue.project_id}/issues/${t.issue.id}`}>#{t.issue.sequence_id} {t.issue.name}</Link>
+                  <Link to={`/w/${slug}/p/${t.issue.project_id}/issues/${t.issue.id}`}>
+                    #{t.issue.sequence_id} {t.issue.name}
+                  </Link>
                   <div>
                     <span class={`prio ${t.issue.priority}`}>{t.issue.priority}</span> {t.issue.state_group}{' '}
                     {t.response_breached ? <Badge tone="bad">response breached</Badge> : null}{' '}
-                    {t.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : null}{' '}
-                    {t.at_risk ? <Badge tone="warn">at risk</Badge> : null} {t.paused ? <Badge tone="warn">paused</Badge> : null}
+                    {t.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : null} {t.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
+                    {t.paused ? <Badge tone="warn">paused</Badge> : null}
                   </div>
-                  <small class="muted">response due {when(t.response_due_at)} · resolution due {when(t.resolution_due_at)}</small>
+                  <small class="muted">
+                    response due {when(t.response_due_at)} · resolution due {when(t.resolution_due_at)}
+                  </small>
                 </li>
               ))}
             </ul>
@@ -112,24 +118,46 @@ function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?
   const rule = (p: string) => policy?.rules.find((r) => r.priority === p);
   const at = (path: string) => errorsAt(save.error, path);
   return (
-    <form class="policy" onSubmit={(e) => {
+    <form
+      class="policy"
+      onSubmit={(e) => {
         e.preventDefault();
         void save.run(e.currentTarget);
-      }}>
-      <Field label="Policy name" errors={at('/name')}>{(id, d) => <input id={id} name="name" required defaultValue={policy?.name ?? ''} aria-describedby={d} />}</Field>
+      }}
+    >
+      <Field label="Policy name" errors={at('/name')}>
+        {(id, d) => <input id={id} name="name" required defaultValue={policy?.name ?? ''} aria-describedby={d} />}
+      </Field>
       <Field label="Description">{(id) => <input id={id} name="description" defaultValue={policy?.description ?? ''} />}</Field>
       <Field label="Workspace default">{(id) => <input id={id} name="is_default" type="checkbox" defaultChecked={policy?.is_default ?? false} />}</Field>
       <div class="row">
         <Field label="Calendar" hint="working time the clocks count; none: all time counts" errors={at('/calendar_id')}>
           {(id, d) => (
             <select id={id} name="calendar_id" aria-describedby={d}>
-              <option value="" selected={!policy?.calendar_id}>None (24/7)</option>
-              {calendars.map((c) => <option key={c.id} value={c.id} selected={policy?.calendar_id === c.id}>{c.name} ({c.time_zone})</option>)}
+              <option value="" selected={!policy?.calendar_id}>
+                None (24/7)
+              </option>
+              {calendars.map((c) => (
+                <option key={c.id} value={c.id} selected={policy?.calendar_id === c.id}>
+                  {c.name} ({c.time_zone})
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <Field label="At risk at (%)" hint="1–99; empty: no at-risk warning" errors={at('/at_risk_percent')}>
-          {(id, d) => <input id={id} name="at_risk_percent" type="number" min="1" max="99" step="1" defaultValue={policy ? String(policy.at_risk_percent ?? '') : '75'} aria-describedby={d} />}
+          {(id, d) => (
+            <input
+              id={id}
+              name="at_risk_percent"
+              type="number"
+              min="1"
+              max="99"
+              step="1"
+              defaultValue={policy ? String(policy.at_risk_percent ?? '') : '75'}
+              aria-describedby={d}
+            />
+          )}
         </Field>
       </div>
       <fieldset>
@@ -138,14 +166,20 @@ function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?
           {RULE_PRIORITIES.map((p) => (
             <div key={p} class="rule">
               <span class={`prio ${p}`}>{p}</span>
-              <Field label={`${p} response (h)`}>{(id) => <input id={id} name={`${p}_response`} type="number" step="any" min="0" defaultValue={String(rule(p)?.response_time_h ?? '')} />}</Field>
-              <Field label={`${p} resolution (h)`}>{(id) => <input id={id} name={`${p}_resolution`} type="number" step="any" min="0" defaultValue={String(rule(p)?.resolution_time_h ?? '')} />}</Field>
+              <Field label={`${p} response (h)`}>
+                {(id) => <input id={id} name={`${p}_response`} type="number" step="any" min="0" defaultValue={String(rule(p)?.response_time_h ?? '')} />}
+              </Field>
+              <Field label={`${p} resolution (h)`}>
+                {(id) => <input id={id} name={`${p}_resolution`} type="number" step="any" min="0" defaultValue={String(rule(p)?.resolution_time_h ?? '')} />}
+              </Field>
             </div>
           ))}
         </div>
       </fieldset>
       <ProblemView error={save.error} />
-      <button type="submit" disabled={save.busy}>{policy ? 'Save policy' : 'Create policy'}</button>
+      <button type="submit" disabled={save.busy}>
+        {policy ? 'Save policy' : 'Create policy'}
+      </button>
     </form>
   );
 }
@@ -161,7 +195,15 @@ export function Policies({ slug }: { slug: string }) {
   });
   return (
     <section>
-      <PageTitle actions={<Link class="button" to={`/w/${slug}/sla/calendars`}>Calendars</Link>}>SLA policies</PageTitle>
+      <PageTitle
+        actions={
+          <Link class="button" to={`/w/${slug}/sla/calendars`}>
+            Calendars
+          </Link>
+        }
+      >
+        SLA policies
+      </PageTitle>
       <ProblemView error={remove.error} />
       <ProblemView error={calendars.error} />
       <Show state={list}>
@@ -177,13 +219,24 @@ export function Policies({ slug }: { slug: string }) {
                     {p.at_risk_percent === null ? 'no warning' : `${p.at_risk_percent} %`}
                   </div>
                   <div class="actions">
-                    <button type="button" onClick={() => setEditing(editing === p.id ? null : p.id)} aria-expanded={editing === p.id}>Edit</button>
-                    <button type="button" class="danger" onClick={() => confirm(`Delete the policy ${p.name}?`) && void remove.run(p.id)}>Delete</button>
+                    <button type="button" onClick={() => setEditing(editing === p.id ? null : p.id)} aria-expanded={editing === p.id}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" onClick={() => confirm(`Delete the policy ${p.name}?`) && void remove.run(p.id)}>
+                      Delete
+                    </button>
                   </div>
-                  {editing === p.id ? <PolicyForm slug={slug} policy={p} calendars={cals} onDone={() => {
+                  {editing === p.id ? (
+                    <PolicyForm
+                      slug={slug}
+                      policy={p}
+                      calendars={cals}
+                      onDone={() => {
                         setEditing(null);
                         void list.reload();
-                      }} /> : null}
+                      }}
+                    />
+                  ) : null}
                 </li>
               ))}
             </ul>

@@ -10,7 +10,10 @@ function StateForm({ slug, projectId, state, onDone }: { slug: string; projectId
   const save = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const body = { name: v.name ?? '', group: (v.group ?? 'backlog') as Group, color: (v.color ?? '').toUpperCase(), pauses_sla: v.pauses_sla === 'on' };
-    if (state) await unwrap(api().PATCH('/api/workspaces/{slug}/projects/{projectId}/states/{stateId}/', { params: { path: { slug, projectId, stateId: state.id } }, body }));
+    if (state)
+      await unwrap(
+        api().PATCH('/api/workspaces/{slug}/projects/{projectId}/states/{stateId}/', { params: { path: { slug, projectId, stateId: state.id } }, body }),
+      );
     else {
       await unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } }, body }));
       form.reset();
@@ -19,30 +22,46 @@ function StateForm({ slug, projectId, state, onDone }: { slug: string; projectId
   });
   const at = (path: string) => errorsAt(save.error, path);
   return (
-    <form class="inline" onSubmit={(e) => {
+    <form
+      class="inline"
+      onSubmit={(e) => {
         e.preventDefault();
         void save.run(e.currentTarget);
-      }}>
-      <Field label="State name" errors={at('/name')}>{(id, by) => <input id={id} name="name" required defaultValue={state?.name ?? ''} aria-describedby={by} />}</Field>
+      }}
+    >
+      <Field label="State name" errors={at('/name')}>
+        {(id, by) => <input id={id} name="name" required defaultValue={state?.name ?? ''} aria-describedby={by} />}
+      </Field>
       <Field label="Group" errors={at('/group')}>
         {(id, by) => (
           <select id={id} name="group" aria-describedby={by}>
-            {STATE_GROUPS.map((g) => <option key={g} value={g} selected={(state?.group ?? 'started') === g}>{g}</option>)}
+            {STATE_GROUPS.map((g) => (
+              <option key={g} value={g} selected={(state?.group ?? 'started') === g}>
+                {g}
+              </option>
+            ))}
           </select>
         )}
       </Field>
-      <Field label="Colour" errors={at('/color')}>{(id, by) => <input id={id} name="color" type="color" defaultValue={(state?.color ?? '#6B7280').toLowerCase()} aria-describedby={by} />}</Field>
+      <Field label="Colour" errors={at('/color')}>
+        {(id, by) => <input id={id} name="color" type="color" defaultValue={(state?.color ?? '#6B7280').toLowerCase()} aria-describedby={by} />}
+      </Field>
       <Field label="Pauses SLA" hint="e.g. Waiting on customer" errors={at('/pauses_sla')}>
         {(id, by) => <input id={id} name="pauses_sla" type="checkbox" defaultChecked={state?.pauses_sla ?? false} aria-describedby={by} />}
       </Field>
-      <button type="submit" disabled={save.busy}>{state ? 'Save state' : 'Add state'}</button>
+      <button type="submit" disabled={save.busy}>
+        {state ? 'Save state' : 'Add state'}
+      </button>
       <ProblemView error={save.error} />
     </form>
   );
 }
 
 export function States({ slug, projectId }: { slug: string; projectId: string }) {
-  const list = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })), [slug, projectId]);
+  const list = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
+    [slug, projectId],
+  );
   const [editing, setEditing] = useState<string | null>(null);
   const remove = useAction(async (s: State) => {
     await unwrap(api().DELETE('/api/workspaces/{slug}/projects/{projectId}/states/{stateId}/', { params: { path: { slug, projectId, stateId: s.id } } }));
@@ -62,14 +81,34 @@ export function States({ slug, projectId }: { slug: string; projectId: string })
                   <span class="swatch" style={{ background: s.color }} aria-hidden="true" /> <strong>{s.name}</strong> <span class="muted">{s.group}</span>{' '}
                   {s.pauses_sla ? <Badge tone="warn">pauses SLA</Badge> : null} {s.is_default ? <Badge tone="info">default</Badge> : null}
                   <div class="actions">
-                    <button type="button" aria-expanded={editing === s.id} aria-label={`Edit ${s.name}`} onClick={() => setEditing(editing === s.id ? null : s.id)}>Edit</button>
-                    <button type="button" class="danger" aria-label={`Delete ${s.name}`} disabled={remove.busy} onClick={() => confirm(`Delete the state ${s.name}?`) && void remove.run(s)}>Delete</button>
+                    <button
+                      type="button"
+                      aria-expanded={editing === s.id}
+                      aria-label={`Edit ${s.name}`}
+                      onClick={() => setEditing(editing === s.id ? null : s.id)}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete ${s.name}`}
+                      disabled={remove.busy}
+                      onClick={() => confirm(`Delete the state ${s.name}?`) && void remove.run(s)}
+                    >
+                      Delete
+                    </button>
                   </div>
                   {editing === s.id ? (
-                    <StateForm slug={slug} projectId={projectId} state={s} onDone={() => {
+                    <StateForm
+                      slug={slug}
+                      projectId={projectId}
+                      state={s}
+                      onDone={() => {
                         setEditing(null);
                         void list.reload();
-                      }} />
+                      }}
+                    />
                   ) : null}
                 </li>
               ))}

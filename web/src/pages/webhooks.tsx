@@ -9,9 +9,20 @@ type Delivery = Answer<'getDelivery'>;
 type DeliveryStatus = Delivery['status'];
 
 export const EVENT_TYPES = [
-  'issue.created', 'issue.updated', 'issue.deleted', 'comment.created', 'sla.at_risk', 'sla.breached', 'baseline.created',
-  'payment.succeeded', 'payment.failed', 'payment.refunded', 'invoice.created', 'subscription.updated',
-  'subscription.renewal_upcoming', 'subscription.trial_will_end',
+  'issue.created',
+  'issue.updated',
+  'issue.deleted',
+  'comment.created',
+  'sla.at_risk',
+  'sla.breached',
+  'baseline.created',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'invoice.created',
+  'subscription.updated',
+  'subscription.renewal_upcoming',
+  'subscription.trial_will_end',
 ] as const;
 const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 const PER_PAGE = 20;
@@ -28,14 +39,28 @@ function Secret({ secret, onDismiss }: { secret: string; onDismiss: () => void }
   const [copied, setCopied] = useState(false);
   return (
     <div class="card secret" role="status">
-      <p><strong>Signing secret</strong>: copy it now, it is not shown again.</p>
+      <p>
+        <strong>Signing secret</strong>: copy it now, it is not shown again.
+      </p>
       <code class="secret-value">{secret}</code>
       <div class="actions">
         {/* The clipboard API exists only on secure origins (https, localhost); elsewhere the secret is selected by hand. */}
         {'clipboard' in navigator ? (
-          <button type="button" onClick={() => void navigator.clipboard.writeText(secret).then(() => setCopied(true), () => undefined)}>{copied ? 'Copied' : 'Copy secret'}</button>
+          <button
+            type="button"
+            onClick={() =>
+              void navigator.clipboard.writeText(secret).then(
+                () => setCopied(true),
+                () => undefined,
+              )
+            }
+          >
+            {copied ? 'Copied' : 'Copy secret'}
+          </button>
         ) : null}
-        <button type="button" class="secondary" onClick={onDismiss}>I have stored it</button>
+        <button type="button" class="secondary" onClick={onDismiss}>
+          I have stored it
+        </button>
       </div>
     </div>
   );
@@ -58,7 +83,9 @@ function WebhookForm({ slug, webhook, onSaved }: { slug: string; webhook?: Webho
       );
       onSaved();
     } else {
-      const created = await unwrap(api().POST('/api/workspaces/{slug}/webhooks/', { params: { path: { slug } }, body: { url: v.url ?? '', description, event_types } }));
+      const created = await unwrap(
+        api().POST('/api/workspaces/{slug}/webhooks/', { params: { path: { slug } }, body: { url: v.url ?? '', description, event_types } }),
+      );
       form.reset();
       setAll(false);
       onSaved(created);
@@ -67,14 +94,20 @@ function WebhookForm({ slug, webhook, onSaved }: { slug: string; webhook?: Webho
   const at = (path: string) => errorsAt(save.error, path);
   const types = webhook?.event_types ?? [];
   return (
-    <form onSubmit={(e) => {
+    <form
+      onSubmit={(e) => {
         e.preventDefault();
         void save.run(e.currentTarget);
-      }}>
+      }}
+    >
       <Field label="Endpoint URL" hint="https://… that answers 2xx within 10 s" errors={at('/url')}>
-        {(id, by) => <input id={id} name="url" type="url" required defaultValue={webhook?.url ?? ''} placeholder="https://example.com/hooks" aria-describedby={by} />}
+        {(id, by) => (
+          <input id={id} name="url" type="url" required defaultValue={webhook?.url ?? ''} placeholder="https://example.com/hooks" aria-describedby={by} />
+        )}
       </Field>
-      <Field label="Description" errors={at('/description')}>{(id, by) => <input id={id} name="description" defaultValue={webhook?.description ?? ''} aria-describedby={by} />}</Field>
+      <Field label="Description" errors={at('/description')}>
+        {(id, by) => <input id={id} name="description" defaultValue={webhook?.description ?? ''} aria-describedby={by} />}
+      </Field>
       <fieldset>
         <legend>Events</legend>
         <label class="check">
@@ -95,7 +128,9 @@ function WebhookForm({ slug, webhook, onSaved }: { slug: string; webhook?: Webho
         </Field>
       ) : null}
       <ProblemView error={save.error} />
-      <button type="submit" disabled={save.busy}>{webhook ? 'Save endpoint' : 'Add endpoint'}</button>
+      <button type="submit" disabled={save.busy}>
+        {webhook ? 'Save endpoint' : 'Add endpoint'}
+      </button>
     </form>
   );
 }
@@ -121,7 +156,10 @@ export function Webhooks({ slug }: { slug: string }) {
             <ul class="cards">
               {items.map((w) => (
                 <li key={w.id}>
-                  <Link to={`/w/${slug}/webhooks/${w.id}`}><span class="break">{w.url}</span></Link> <EndpointState w={w} />
+                  <Link to={`/w/${slug}/webhooks/${w.id}`}>
+                    <span class="break">{w.url}</span>
+                  </Link>{' '}
+                  <EndpointState w={w} />
                   {w.description ? <div>{w.description}</div> : null}
                   <div class="muted">{w.event_types.includes('*') ? 'all events' : w.event_types.join(', ')}</div>
                 </li>
@@ -133,10 +171,13 @@ export function Webhooks({ slug }: { slug: string }) {
         }
       </Show>
       <h2>New endpoint</h2>
-      <WebhookForm slug={slug} onSaved={(c) => {
+      <WebhookForm
+        slug={slug}
+        onSaved={(c) => {
           if (c) setCreated(c);
           void list.reload();
-        }} />
+        }}
+      />
     </section>
   );
 }
@@ -157,7 +198,12 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
   };
   const hook = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path } })), [slug, webhookId]);
   const log = useLoad(
-    () => unwrap(api().GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/', { params: { path, query: { offset, per_page: PER_PAGE, ...(status ? { status } : {}) } } })),
+    () =>
+      unwrap(
+        api().GET('/api/workspaces/{slug}/webhooks/{webhookId}/deliveries/', {
+          params: { path, query: { offset, per_page: PER_PAGE, ...(status ? { status } : {}) } },
+        }),
+      ),
     [slug, webhookId, status, offset],
   );
   const [editing, setEditing] = useState(false);
@@ -176,34 +222,63 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
   });
   return (
     <section>
-      <p class="crumbs"><Link to={`/w/${slug}/webhooks`}>Webhooks</Link> /</p>
+      <p class="crumbs">
+        <Link to={`/w/${slug}/webhooks`}>Webhooks</Link> /
+      </p>
       <Show state={hook}>
         {(w) => (
           <>
             <PageTitle>{`Endpoint ${w.url}`}</PageTitle>
-            <p><EndpointState w={w} /> {w.description ? <span>{w.description}</span> : null}</p>
-            <p class="muted">Events: {w.event_types.includes('*') ? 'all' : w.event_types.join(', ')} · created {when(w.created_at)}</p>
+            <p>
+              <EndpointState w={w} /> {w.description ? <span>{w.description}</span> : null}
+            </p>
+            <p class="muted">
+              Events: {w.event_types.includes('*') ? 'all' : w.event_types.join(', ')} · created {when(w.created_at)}
+            </p>
             <div class="actions">
-              <button type="button" onClick={() => void ping.run()} disabled={ping.busy}>{ping.busy ? 'Pinging…' : 'Send ping'}</button>
-              <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>Edit</button>
-              <button type="button" class="secondary" disabled={rotate.busy} onClick={() => confirm('Rotate the signing secret? For 24 hours deliveries carry both signatures.') && void rotate.run()}>Rotate secret</button>
-              <button type="button" class="danger" disabled={remove.busy} onClick={() => confirm(`Delete the endpoint ${w.url} and its delivery log?`) && void remove.run()}>Delete</button>
+              <button type="button" onClick={() => void ping.run()} disabled={ping.busy}>
+                {ping.busy ? 'Pinging…' : 'Send ping'}
+              </button>
+              <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+                Edit
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={rotate.busy}
+                onClick={() => confirm('Rotate the signing secret? For 24 hours deliveries carry both signatures.') && void rotate.run()}
+              >
+                Rotate secret
+              </button>
+              <button
+                type="button"
+                class="danger"
+                disabled={remove.busy}
+                onClick={() => confirm(`Delete the endpoint ${w.url} and its delivery log?`) && void remove.run()}
+              >
+                Delete
+              </button>
             </div>
             <ProblemView error={ping.error ?? rotate.error ?? remove.error} />
             {pinged ? (
               <p class="card" role="status">
-                Ping <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${pinged.id}`}>{pinged.event_type}</Link>: <Badge tone={statusTone(pinged.status)}>{pinged.status}</Badge>{' '}
-                {pinged.last_status_code !== null ? `HTTP ${pinged.last_status_code}` : ''} {pinged.last_error ?? ''}
+                Ping <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${pinged.id}`}>{pinged.event_type}</Link>:{' '}
+                <Badge tone={statusTone(pinged.status)}>{pinged.status}</Badge> {pinged.last_status_code !== null ? `HTTP ${pinged.last_status_code}` : ''}{' '}
+                {pinged.last_error ?? ''}
               </p>
             ) : null}
             {secret ? <Secret secret={secret} onDismiss={() => setSecret(null)} /> : null}
             {editing ? (
               <>
                 <h2>Edit endpoint</h2>
-                <WebhookForm slug={slug} webhook={w} onSaved={() => {
+                <WebhookForm
+                  slug={slug}
+                  webhook={w}
+                  onSaved={() => {
                     setEditing(false);
                     void hook.reload();
-                  }} />
+                  }}
+                />
               </>
             ) : null}
           </>
@@ -215,11 +290,17 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
           {(id) => (
             <select id={id} value={status ?? ''} onChange={(e) => setQuery({ status: e.currentTarget.value, offset: 0 })}>
               <option value="">All</option>
-              {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
             </select>
           )}
         </Field>
-        <button type="button" class="secondary" onClick={() => void log.reload()} disabled={log.loading}>Refresh</button>
+        <button type="button" class="secondary" onClick={() => void log.reload()} disabled={log.loading}>
+          Refresh
+        </button>
       </form>
       <Show state={log}>
         {(page) =>
@@ -228,13 +309,24 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
               <div class="table-wrap">
                 <table>
                   <thead>
-                    <tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Next attempt</th></tr>
+                    <tr>
+                      <th scope="col">Event</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Attempts</th>
+                      <th scope="col">Last answer</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Next attempt</th>
+                    </tr>
                   </thead>
                   <tbody>
                     {page.results.map((d) => (
                       <tr key={d.id}>
-                        <td><Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${d.id}`}>{d.event_type}</Link></td>
-                        <td><Badge tone={statusTone(d.status)}>{d.status}</Badge></td>
+                        <td>
+                          <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${d.id}`}>{d.event_type}</Link>
+                        </td>
+                        <td>
+                          <Badge tone={statusTone(d.status)}>{d.status}</Badge>
+                        </td>
                         <td>{d.attempts}</td>
                         <td>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')}</td>
                         <td>{when(d.created_at)}</td>
@@ -244,7 +336,14 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
                   </tbody>
                 </table>
               </div>
-              <Pager offset={offset} perPage={PER_PAGE} shown={page.results.length} total={page.total} onPage={(o) => setQuery({ offset: o })} label="Delivery pages" />
+              <Pager
+                offset={offset}
+                perPage={PER_PAGE}
+                shown={page.results.length}
+                total={page.total}
+                onPage={(o) => setQuery({ offset: o })}
+                label="Delivery pages"
+              />
             </>
           ) : (
             <Empty>{status ? `No ${status} deliveries.` : 'No deliveries yet. Send a ping to test the endpoint.'}</Empty>
@@ -273,30 +372,78 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
           const d = latest ?? loaded;
           return (
             <>
-              <PageTitle actions={<button type="button" onClick={() => void redeliver.run()} disabled={redeliver.busy}>{redeliver.busy ? 'Sending…' : 'Redeliver'}</button>}>
+              <PageTitle
+                actions={
+                  <button type="button" onClick={() => void redeliver.run()} disabled={redeliver.busy}>
+                    {redeliver.busy ? 'Sending…' : 'Redeliver'}
+                  </button>
+                }
+              >
                 {`Delivery ${d.event_type}`}
               </PageTitle>
               <ProblemView error={redeliver.error} />
               <dl class="limits" aria-live="polite">
-                <div><dt>Status</dt><dd><Badge tone={statusTone(d.status)}>{d.status}</Badge></dd></div>
-                <div><dt>Attempts</dt><dd>{d.attempts}</dd></div>
-                <div><dt>Last answer</dt><dd>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : '—'}</dd></div>
-                <div><dt>Created</dt><dd>{when(d.created_at)}</dd></div>
-                <div><dt>Succeeded</dt><dd>{when(d.succeeded_at)}</dd></div>
-                <div><dt>Next attempt</dt><dd>{when(d.next_attempt_at)}</dd></div>
-                <div><dt>webhook-id</dt><dd><code class="break">{d.event_id}</code></dd></div>
+                <div>
+                  <dt>Status</dt>
+                  <dd>
+                    <Badge tone={statusTone(d.status)}>{d.status}</Badge>
+                  </dd>
+                </div>
+                <div>
+                  <dt>Attempts</dt>
+                  <dd>{d.attempts}</dd>
+                </div>
+                <div>
+                  <dt>Last answer</dt>
+                  <dd>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : '—'}</dd>
+                </div>
+                <div>
+                  <dt>Created</dt>
+                  <dd>{when(d.created_at)}</dd>
+                </div>
+                <div>
+                  <dt>Succeeded</dt>
+                  <dd>{when(d.succeeded_at)}</dd>
+                </div>
+                <div>
+                  <dt>Next attempt</dt>
+                  <dd>{when(d.next_attempt_at)}</dd>
+                </div>
+                <div>
+                  <dt>webhook-id</dt>
+                  <dd>
+                    <code class="break">{d.event_id}</code>
+                  </dd>
+                </div>
               </dl>
-              {d.last_error ? <p>Last error: <code>{d.last_error}</code></p> : null}
+              {d.last_error ? (
+                <p>
+                  Last error: <code>{d.last_error}</code>
+                </p>
+              ) : null}
               <h2>Attempts</h2>
               {d.attempt_log.length ? (
                 <div class="table-wrap">
                   <table>
-                    <thead><tr><th scope="col">At</th><th scope="col">Answer</th><th scope="col">Duration</th><th scope="col">Error</th></tr></thead>
+                    <thead>
+                      <tr>
+                        <th scope="col">At</th>
+                        <th scope="col">Answer</th>
+                        <th scope="col">Duration</th>
+                        <th scope="col">Error</th>
+                      </tr>
+                    </thead>
                     <tbody>
                       {d.attempt_log.map((a, i) => (
                         <tr key={i}>
                           <td>{when(a.at)}</td>
-                          <td>{a.status_code !== null ? <Badge tone={a.status_code >= 200 && a.status_code < 300 ? 'ok' : 'bad'}>HTTP {a.status_code}</Badge> : '—'}</td>
+                          <td>
+                            {a.status_code !== null ? (
+                              <Badge tone={a.status_code >= 200 && a.status_code < 300 ? 'ok' : 'bad'}>HTTP {a.status_code}</Badge>
+                            ) : (
+                              '—'
+                            )}
+                          </td>
                           <td>{a.duration_ms} ms</td>
                           <td>{a.error ?? '—'}</td>
                         </tr>
@@ -308,7 +455,9 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
                 <Empty>No attempt yet.</Empty>
               )}
               <h2>Payload</h2>
-              <pre class="payload" tabIndex={0} aria-label="Payload (JSON)">{JSON.stringify(d.payload, null, 2)}</pre>
+              <pre class="payload" tabIndex={0} aria-label="Payload (JSON)">
+                {JSON.stringify(d.payload, null, 2)}
+              </pre>
             </>
           );
         }}

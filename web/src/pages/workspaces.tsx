@@ -28,15 +28,20 @@ export function Workspaces() {
         }
       </Show>
       <h2>New workspace</h2>
-      <form class="inline" onSubmit={(e) => {
-        e.preventDefault();
-        void create.run(e.currentTarget);
-      }}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run(e.currentTarget);
+        }}
+      >
         <Field label="Workspace name">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Slug" hint="lower case letters, digits and dashes">
           {(id) => <input id={id} name="slug" required pattern="[a-z0-9][a-z0-9-]{1,47}" />}
         </Field>
-        <button type="submit" disabled={create.busy}>Create workspace</button>
+        <button type="submit" disabled={create.busy}>
+          Create workspace
+        </button>
       </form>
       <ProblemView error={create.error} />
     </section>
@@ -74,16 +79,21 @@ export function Projects({ slug }: { slug: string }) {
         }
       </Show>
       <h2>New project</h2>
-      <form class="inline" onSubmit={(e) => {
-        e.preventDefault();
-        void create.run(e.currentTarget);
-      }}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run(e.currentTarget);
+        }}
+      >
         <Field label="Project name">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Identifier" hint="e.g. WEB (capital letters and digits)">
           {(id) => <input id={id} name="identifier" required pattern="[A-Z][A-Z0-9]{0,9}" />}
         </Field>
         <Field label="Description">{(id) => <input id={id} name="description" />}</Field>
-        <button type="submit" disabled={create.busy}>Create project</button>
+        <button type="submit" disabled={create.busy}>
+          Create project
+        </button>
       </form>
       <ProblemView error={create.error} />
     </section>

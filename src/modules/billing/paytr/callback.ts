@@ -14,9 +14,7 @@ export interface CallbackPayload {
   paymentType: string | null;
 }
 
-export type CallbackParseResult =
-  | { ok: true; payload: CallbackPayload }
-  | { ok: false; error: 'missing_fields' | 'bad_hash' };
+export type CallbackParseResult = { ok: true; payload: CallbackPayload } | { ok: false; error: 'missing_fields' | 'bad_hash' };
 
 const MAX_FIELD = 1000;
 

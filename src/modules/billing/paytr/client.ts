@@ -38,8 +38,7 @@ export interface RefundRequest {
 
 /** What `odeme/durum-sorgu` says about an order. `unknown`: the provider answered `status: error` (no such paid order). */
 export type StatusResult =
-  | { state: 'paid'; paymentAmount: number; paymentTotal: number | null; currency: string | null }
-  | { state: 'unknown'; errNo: string; errMsg: string };
+  { state: 'paid'; paymentAmount: number; paymentTotal: number | null; currency: string | null } | { state: 'unknown'; errNo: string; errMsg: string };
 
 export interface PaytrClient {
   getToken(req: TokenRequest): Promise<TokenResult>;

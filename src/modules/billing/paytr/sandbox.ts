@@ -257,8 +257,7 @@ export const DECLINE_REASONS: Record<string, string> = {
 
 // ---- HTML ----
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}
 .badge{display:inline-block;background:#fde68a;padding:.15rem .5rem;border-radius:.3rem;font-size:.8rem}
@@ -317,10 +316,7 @@ function completedPage(order: SandboxOrder): string {
 }
 
 const notFoundPage = (): string =>
-  page(
-    'Payment not found',
-    '<h1>Payment not found</h1><p>This payment link is unknown or has expired. Start the checkout again.</p>',
-  );
+  page('Payment not found', '<h1>Payment not found</h1><p>This payment link is unknown or has expired. Start the checkout again.</p>');
 
 // ---- the plugin ----
 
@@ -421,24 +417,14 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     return { status: 'success', token };
   });
 
-  app.get<{ Params: { token: string } }>(
-    '/sandbox/paytr/odeme/guvenli/:token',
-    { schema: hide },
-    async (request, reply) => {
-      const order = await openOrder(request.params.token);
-      if (!order) return sendHtml(reply, 404, notFoundPage());
-      if (order.state !== 'open') return sendHtml(reply, 409, completedPage(order));
-      return sendHtml(reply, 200, paymentPage(order, creds.merchantId));
-    },
-  );
+  app.get<{ Params: { token: string } }>('/sandbox/paytr/odeme/guvenli/:token', { schema: hide }, async (request, reply) => {
+    const order = await openOrder(request.params.token);
+    if (!order) return sendHtml(reply, 404, notFoundPage());
+    if (order.state !== 'open') return sendHtml(reply, 409, completedPage(order));
+    return sendHtml(reply, 200, paymentPage(order, creds.merchantId));
+  });
 
-  const complete = async (
-    outcome: 'pay' | 'decline',
-    token: string,
-    body: unknown,
-    log: FastifyBaseLogger,
-    reply: FastifyReply,
-  ): Promise<FastifyReply> => {
+  const complete = async (outcome: 'pay' | 'decline', token: string, body: unknown, log: FastifyBaseLogger, reply: FastifyReply): Promise<FastifyReply> => {
     const order = await openOrder(token);
     if (!order) return sendHtml(reply, 404, notFoundPage());
     if (order.state !== 'open' || !(await store.complete(token, outcome === 'pay' ? 'paid' : 'declined'))) {
@@ -492,7 +478,13 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     if (!(await store.addRefund(oid, minor))) return apiError(reply, '005', 'return_amount exceeds what is left to refund');
     request.log.info({ merchantOid: oid, amount: minor }, 'sandbox: refund accepted');
     void reply.type('application/json; charset=utf-8');
-    return { status: 'success', is_test: order.testMode ? 1 : 0, merchant_oid: oid, return_amount: returnAmount, reference_no: field(form, 'reference_no') ?? '' };
+    return {
+      status: 'success',
+      is_test: order.testMode ? 1 : 0,
+      merchant_oid: oid,
+      return_amount: returnAmount,
+      reference_no: field(form, 'reference_no') ?? '',
+    };
   });
 
   app.post('/sandbox/paytr/odeme/durum-sorgu', { schema: hide }, async (request, reply) => {

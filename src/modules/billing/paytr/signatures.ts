@@ -63,23 +63,12 @@ export function verifyTokenRequestHash(creds: PaytrCredentials, fields: TokenHas
 }
 
 /** The callback `hash` = base64(HMAC-SHA256(merchant_key, merchant_oid + merchant_salt + status + total_amount)). */
-export function callbackHash(
-  creds: PaytrCredentials,
-  merchantOid: string,
-  status: string,
-  totalAmount: string | number,
-): string {
+export function callbackHash(creds: PaytrCredentials, merchantOid: string, status: string, totalAmount: string | number): string {
   return hmacBase64(creds.merchantKey, merchantOid + creds.merchantSalt + status + String(totalAmount));
 }
 
 /** Verifies a callback `hash` in constant time. */
-export function verifyCallbackHash(
-  creds: PaytrCredentials,
-  merchantOid: string,
-  status: string,
-  totalAmount: string | number,
-  hash: string,
-): boolean {
+export function verifyCallbackHash(creds: PaytrCredentials, merchantOid: string, status: string, totalAmount: string | number, hash: string): boolean {
   return safeEqual(callbackHash(creds, merchantOid, status, totalAmount), hash);
 }
 
