@@ -146,10 +146,10 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     const [props, values] = await Promise.all([
       query(
         `select id, workspace_id, project_id, name, description, type, options, is_required, created_at, updated_at
-         from custom_properties where project_id = $1 order by created_at, id`,
-        [p.projectId],
+         from custom_properties where workspace_id = $1 and project_id = $2 order by created_at, id`,
+        [ws, p.projectId],
       ),
-      query(`select property_id, value from custom_values where issue_id = $1`, [p.issueId]),
+      query(`select property_id, value from custom_values where workspace_id = $1 and issue_id = $2`, [ws, p.issueId]),
     ]);
     const byId = new Map(values.rows.map((v) => [v.property_id, v.value]));
     return [200, props.rows.map((r) => ({ property_id: r.id, name: r.name, type: r.type, value: byId.get(r.id) ?? null }))];
@@ -202,8 +202,8 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     );
     if (!project.rows[0]) throw new Http(404, 'not_found');
     const filters = Object.entries(qs).filter(([k]) => k.startsWith('custom.'));
-    const params: unknown[] = [p.projectId];
-    let where = 'i.project_id = $1';
+    const params: unknown[] = [ws, p.projectId];
+    let where = 'i.workspace_id = $1 and i.project_id = $2';
     if (filters.length) {
       const ids = filters.map(([k]) => k.slice('custom.'.length));
       const props = await query(
@@ -215,7 +215,7 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
         if (!props.rows.some((r) => r.id === id)) throw new Http(400, 'validation_failed');
         params.push(id, value, value);
         const n = params.length;
-        where += ` and exists (select 1 as one from custom_values as cv where cv.issue_id = i.id and cv.property_id = $${n - 2}
+        where += ` and exists (select 1 as one from custom_values as cv where cv.workspace_id = i.workspace_id and cv.issue_id = i.id and cv.property_id = $${n - 2}
           and md5(cv.value_text) = md5($${n - 1}) and cv.value_text = $${n})`;
       }
     }
@@ -244,11 +244,11 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
       if (!project.rows[0]) throw new Http(404, 'not_found');
       const state = await q(
         `select id, project_id, name, "group", color, sequence, is_default, created_at, updated_at from states
-         where project_id = $1 order by is_default desc, ("group" = 'backlog') desc, sequence limit 1`,
-        [p.projectId],
+         where workspace_id = $1 and project_id = $2 order by is_default desc, ("group" = 'backlog') desc, sequence limit 1`,
+        [ws, p.projectId],
       );
       const st = state.rows[0]!;
-      const seq = await q(`update projects set issue_seq = issue_seq + 1 where id = $1 returning issue_seq`, [p.projectId]);
+      const seq = await q(`update projects set issue_seq = issue_seq + 1 where workspace_id = $1 and id = $2 returning issue_seq`, [ws, p.projectId]);
       const now = new Date();
       const issue = await q(
         `insert into issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority,
