@@ -31,7 +31,6 @@ const MEMBER_SQL = `select w.id as workspace_id, w.slug, m.role from workspaces 
   inner join workspace_members as m on m.workspace_id = w.id where w.slug = $1 and m.user_id = $2`;
 const ISSUE_COLS = `id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, assignee_ids,
   created_by, created_at, updated_at, completed_at`;
-const TRACKER_COLS = `t.id, t.issue_id, t.policy_id, t.priority, t.response_due_at, t.resolution_due_at, t.responded_at, t.resolved_at`;
 
 class Http extends Error {
   constructor(
@@ -74,7 +73,9 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     database.kind === 'postgres' && url
       ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) })
       : null;
-  const raw = rawKysely(own ?? database.db);
+  const kdb = own ?? database.db;
+  const raw = rawKysely(kdb);
+  const sla = slaRepository();
   app.addHook('onClose', async () => {
     await raw.close();
     await own?.destroy();
@@ -82,7 +83,7 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   // The SLA module's own work on issue.created (history, tracker, re-targeting on the working-time clock) and the
   // outbox record: the same functions, hence the same SQL, as the real endpoint, so the twin cannot drift from it.
   const events = createEventBus<Tx>();
-  createSlaService({ db: database.db, repo: slaRepository(), clock: systemClock, identity: undefined as never, outbox: NO_OUTBOX }).subscribe(events);
+  createSlaService({ db: database.db, repo: sla, clock: systemClock, identity: undefined as never, outbox: NO_OUTBOX }).subscribe(events);
   const outbox = createOutbox({ repo: webhooksRepository(), clock: systemClock });
   const { query } = raw;
 
@@ -102,21 +103,17 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
       },
     });
 
-  // GET issue SLA tracker
+  // GET issue SLA tracker: the SLA repository's own read (the view's joins of policy, rule and calendar)
   route('GET', '/workspaces/:slug/issues/:issueId/sla/', async (req, { userId }) => {
     const p = req.params as P;
     const ws = await member(query, p.slug!, userId);
-    const { rows } = await query(
-      `select i.id as issue_exists, ${TRACKER_COLS} from issues as i left join sla_trackers as t on t.issue_id = i.id
-       where i.workspace_id = $1 and i.id = $2`,
-      [ws, p.issueId],
-    );
-    if (!rows[0]) throw new Http(404, 'not_found');
-    if (!rows[0].policy_id) throw new Http(404, 'sla_not_applicable');
-    return [200, rows[0]];
+    const found = await sla.findIssueTracker(kdb, ws, p.issueId!);
+    if (!found) throw new Http(404, 'not_found');
+    if (!found.tracker) throw new Http(404, 'sla_not_applicable');
+    return [200, found.tracker];
   });
 
-  // GET sla-breached (first page)
+  // GET sla-breached (first page): the same page query, and the count only when the page is full (as the service)
   route('GET', '/workspaces/:slug/sla-breached/', async (req, { userId }) => {
     const p = req.params as P;
     const qs = req.query as P;
@@ -124,17 +121,9 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     const perPage = Number(qs.per_page ?? 20);
     const ws = await member(query, p.slug!, userId);
     const now = new Date();
-    const [list, count] = await Promise.all([
-      query(
-        `select ${TRACKER_COLS}, i.name as issue_name, i.project_id as issue_project_id, i.sequence_id as issue_sequence_id,
-           i.priority as issue_priority, i.state_group as issue_state_group
-         from sla_trackers as t inner join issues as i on i.id = t.issue_id
-         where t.workspace_id = $1 and t.breach_at < $2 order by t.breach_at, t.id offset $3 limit $4`,
-        [ws, now, offset, perPage],
-      ),
-      query(`select count(*) as n from sla_trackers where workspace_id = $1 and breach_at < $2`, [ws, now]),
-    ]);
-    return [200, { results: list.rows, total: count.rows[0]!.n, offset, per_page: perPage }];
+    const rows = await sla.listBreached(kdb, ws, now, { offset, per_page: perPage });
+    const total = rows.length < perPage && (rows.length > 0 || offset === 0) ? offset + rows.length : await sla.countBreached(kdb, ws, now);
+    return [200, { results: rows, total, offset, per_page: perPage }];
   });
 
   // GET custom values of an issue
