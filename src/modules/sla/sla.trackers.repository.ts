@@ -37,38 +37,6 @@ function scopeCondition(scope: RetargetScope): RawBuilder<unknown> {
   }
 }
 
-/** A tracker with its facts, what it stores, and the policy and rule that apply to its issue now. */
-export interface RetargetRow {
-  id: string;
-  created_at: Date;
-  responded_at: Date | null;
-  resolved_at: Date | null;
-  pauses: StoredPauses;
-  policy_id: string | null;
-  priority: RulePriority | null;
-  response_due_at: Date | null;
-  response_risk_at: Date | null;
-  response_breach_at: Date | null;
-  resolution_due_at: Date | null;
-  resolution_risk_at: Date | null;
-  resolution_breach_at: Date | null;
-  paused: boolean;
-  response_settled: boolean;
-  resolution_settled: boolean;
-  response_risk_sent: boolean;
-  response_breach_sent: boolean;
-  resolution_risk_sent: boolean;
-  resolution_breach_sent: boolean;
-  /** the applicable policy and rule (null: none applies) */
-  rule_policy_id: string | null;
-  rule_priority: RulePriority | null;
-  response_ms: number | null;
-  resolution_ms: number | null;
-  at_risk_percent: number | null;
-  calendar_id: string | null;
-  calendar_version: number | null;
-}
-
 /** What a re-targeting writes; only rows that differ from what is stored. */
 export interface TrackerWrite {
   id: string;
@@ -87,6 +55,22 @@ export interface TrackerWrite {
   response_breach_sent: boolean;
   resolution_risk_sent: boolean;
   resolution_breach_sent: boolean;
+}
+
+/** A tracker with its facts, what it stores (a TrackerWrite), and the policy and rule that apply to its issue now. */
+export interface RetargetRow extends TrackerWrite {
+  created_at: Date;
+  responded_at: Date | null;
+  resolved_at: Date | null;
+  pauses: StoredPauses;
+  /** the applicable policy and rule (null: none applies) */
+  rule_policy_id: string | null;
+  rule_priority: RulePriority | null;
+  response_ms: number | null;
+  resolution_ms: number | null;
+  at_risk_percent: number | null;
+  calendar_id: string | null;
+  calendar_version: number | null;
 }
 
 /** A tracker as the API shows it, with what the read-time clock needs (its rule and calendar). */
