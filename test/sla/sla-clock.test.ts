@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import type { WorkingHours } from '../../src/db/tables/sla.js';
-import { type CalendarSpec, compileCalendar, type Pause, slaClock } from '../../src/modules/sla/sla.clock.js';
+import { type CalendarSpec, compileCalendar, type Pause, slaClock, slaInstants } from '../../src/modules/sla/sla.clock.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -198,7 +198,10 @@ describe('SLA clock: property against a minute-by-minute oracle', () => {
             .slice(0, 1);
           const history = [...pauses.filter((p) => p.to !== null), ...open];
           const target = targetMin * MIN;
-          const r = slaClock({ calendar: spec && compileCalendar(spec), targetMs: target, atRiskPercent: percent, start, stop, pauses: history, now });
+          const input = { calendar: spec && compileCalendar(spec), targetMs: target, atRiskPercent: percent, start, stop, pauses: history, now };
+          const r = slaClock(input);
+          // the early-stopping walk of re-targeting finds the same instants
+          expect(slaInstants(input)).toEqual({ due_at: r.due_at, breach_at: r.breach_at, at_risk_at: r.at_risk_at });
           const riskMs = percent === null ? null : Math.ceil((target * percent) / 100);
           const o = oracle(spec, start, stop, history, now, target, riskMs, start + 90 * 24 * HOUR);
           expect(r.counted_ms).toBe(o.counted);

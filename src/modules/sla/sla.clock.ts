@@ -186,6 +186,23 @@ function* countedSegments(cal: CompiledCalendar | null, start: number, pauses: [
 }
 
 export function slaClock(input: ClockInput): ClockResult {
+  return walk(input, true);
+}
+
+export type ClockInstants = Pick<ClockResult, 'due_at' | 'breach_at' | 'at_risk_at'>;
+
+/**
+ * The due, breach and at-risk instants alone, the same as `slaClock`'s: the walk stops as soon as they are known,
+ * instead of going on to `now` to count the time so far. Re-targeting needs nothing else, and an open issue months
+ * old then costs a few days of walking, not months.
+ */
+export function slaInstants(input: ClockInput): ClockInstants {
+  const { due_at, breach_at, at_risk_at } = walk(input, false);
+  return { due_at, breach_at, at_risk_at };
+}
+
+/** The clock's walk; with `count` false, `counted_ms` and what follows from it are not computed. */
+function walk(input: ClockInput, count: boolean): ClockResult {
   const { targetMs, start, stop, now } = input;
   const until = stop ?? now;
   const pauses = normalisePauses(input.pauses, now);
@@ -204,7 +221,7 @@ export function slaClock(input: ClockInput): ClockResult {
       dueAtSegmentEnd = false;
     }
     const len = b - a;
-    if (a < until) counted += Math.min(b, until) - a;
+    if (count && a < until) counted += Math.min(b, until) - a;
     if (riskMs !== null && riskAt === null && cumulative + len >= riskMs) riskAt = a + (riskMs - cumulative);
     if (due === null && cumulative + len >= targetMs) {
       due = a + (targetMs - cumulative);
@@ -212,7 +229,7 @@ export function slaClock(input: ClockInput): ClockResult {
       else dueAtSegmentEnd = true;
     }
     cumulative += len;
-    if (breachAt !== null && b >= until && (riskMs === null || riskAt !== null)) break;
+    if (breachAt !== null && (riskMs === null || riskAt !== null) && (!count || b >= until)) break;
   }
   const breached = counted > targetMs;
   const met = stop !== null;

@@ -6,14 +6,15 @@ import type { RetargetRow, RetargetScope, TrackerWrite } from './sla.trackers.re
 
 /**
  * Re-targeting (contract 11.3): brings trackers in line with the policy, rule, calendar and history that apply now,
- * in the transaction of the change. Set-based: the scope is read in batches of BATCH rows (one query each), the clock
- * runs in process, and each batch's changed rows are written back in one statement.
+ * in the transaction of the change. Set-based: the scope is read in batches of BATCH rows (the first by one query,
+ * the rest through a cursor), the clock runs in process, and each batch's changed rows are written back in one
+ * statement. Instants travel as epoch milliseconds both ways.
  */
 const BATCH = 2000;
 const CALENDAR_CACHE = 500;
 
-/** `[due, risk, breach]` of a target as stored. */
-type Instants = { due_at: Date | null; risk_at: Date | null; breach_at: Date | null };
+/** `[due, risk, breach]` of a target as stored, in epoch milliseconds. */
+type Instants = { due_at: number | null; risk_at: number | null; breach_at: number | null };
 
 const storedOf = (row: RetargetRow, t: TargetName): Instants =>
   t === 'response'
@@ -27,8 +28,6 @@ export const factsOf = (row: { created_at: Date; responded_at: Date | null; reso
   pauses: pausesOf(row.pauses),
 });
 
-const date = (ms: number | null) => (ms === null ? null : new Date(ms));
-
 /**
  * What a tracker must store now. A met target whose values were settled keeps them (met targets never change); any
  * other is computed by the clock. An event already recorded for a crossing stays recorded while the threshold is still
@@ -36,7 +35,8 @@ const date = (ms: number | null) => (ms === null ? null : new Date(ms));
  * every crossing already passed as sent.
  */
 export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, now: Date, catchUp = false): TrackerWrite {
-  const facts = factsOf(row);
+  // Re-targeting reads and writes instants as epoch milliseconds: no Date objects for 100,000 trackers.
+  const facts: TrackerFacts = { createdAt: row.created_at, respondedAt: row.responded_at, resolvedAt: row.resolved_at, pauses: pausesOf(row.pauses) };
   const base = { id: row.id, paused: isPaused(facts) };
   if (row.rule_policy_id === null || row.response_ms === null || row.resolution_ms === null) {
     return {
@@ -59,16 +59,15 @@ export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, 
   }
   const rule: TrackerRule = { calendar, responseMs: row.response_ms, resolutionMs: row.resolution_ms, atRiskPercent: row.at_risk_percent };
   const at = now.getTime();
-  const crossed = (instant: Date | null) => instant !== null && instant.getTime() <= at;
-  const rearm = (sent: boolean, instant: Date | null) => (catchUp || sent) && crossed(instant);
+  const crossed = (instant: number | null) => instant !== null && instant <= at;
+  const rearm = (sent: boolean, instant: number | null) => (catchUp || sent) && crossed(instant);
 
   const target = (t: TargetName, settled: boolean, riskSent: boolean, breachSent: boolean) => {
     const met = (t === 'response' ? facts.respondedAt : facts.resolvedAt) !== null;
     let v: Instants;
     if (met && settled && row.policy_id !== null) v = storedOf(row, t);
     else {
-      const s = storedTarget(facts, rule, t, at);
-      v = { due_at: new Date(s.due_at), risk_at: date(s.risk_at), breach_at: date(s.breach_at) };
+      v = storedTarget(facts, rule, t, at);
     }
     return { v, settled: met, riskSent: rearm(riskSent, v.risk_at), breachSent: rearm(breachSent, v.breach_at) };
   };
@@ -93,19 +92,17 @@ export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, 
   };
 }
 
-const sameTime = (a: Date | null, b: Date | null) => (a === null ? b === null : b !== null && a.getTime() === b.getTime());
-
 /** Whether the write changes anything stored (rows already right are not written). */
 export function changes(row: RetargetRow, w: TrackerWrite): boolean {
   return (
     row.policy_id !== w.policy_id ||
     row.priority !== w.priority ||
-    !sameTime(row.response_due_at, w.response_due_at) ||
-    !sameTime(row.response_risk_at, w.response_risk_at) ||
-    !sameTime(row.response_breach_at, w.response_breach_at) ||
-    !sameTime(row.resolution_due_at, w.resolution_due_at) ||
-    !sameTime(row.resolution_risk_at, w.resolution_risk_at) ||
-    !sameTime(row.resolution_breach_at, w.resolution_breach_at) ||
+    row.response_due_at !== w.response_due_at ||
+    row.response_risk_at !== w.response_risk_at ||
+    row.response_breach_at !== w.response_breach_at ||
+    row.resolution_due_at !== w.resolution_due_at ||
+    row.resolution_risk_at !== w.resolution_risk_at ||
+    row.resolution_breach_at !== w.resolution_breach_at ||
     row.paused !== w.paused ||
     row.response_settled !== w.response_settled ||
     row.resolution_settled !== w.resolution_settled ||
@@ -118,10 +115,13 @@ export function changes(row: RetargetRow, w: TrackerWrite): boolean {
 
 export type Retargeter = ReturnType<typeof createRetargeter>;
 
-export function createRetargeter(repo: SlaRepository) {
+/** `batch`: trackers per read and write (tests lower it to walk the cursor path with a few trackers). */
+export function createRetargeter(repo: SlaRepository, { batch = BATCH }: { batch?: number } = {}) {
   // Compiled calendars by id and version: every calendar edit bumps the version, so a stale entry is never used (and
   // another instance's edit is seen at once, since every read carries the version).
   const cache = new Map<string, CompiledCalendar>();
+  // Cursor names, unique within the process (a transaction may re-target more than one scope).
+  let cursors = 0;
 
   /** The compiled calendars the rows name, loading those not cached. */
   async function calendarsOf(
@@ -151,24 +151,55 @@ export function createRetargeter(repo: SlaRepository) {
   return {
     calendarsOf,
 
-    /** Re-targets every tracker of the scope; returns how many rows changed. */
+    /**
+     * Re-targets every tracker of the scope; returns how many rows changed. The first batch is one query (the common
+     * case: one issue, a small project); a scope larger than a batch reads the rest through a cursor. Must run in a
+     * transaction.
+     */
     async retarget(tx: Executor, workspaceId: string, scope: RetargetScope, now: Date, options: { catchUp?: boolean } = {}) {
-      let changed = 0;
-      let after: string | null = null;
-      for (;;) {
-        const rows = await repo.retargetBatch(tx, workspaceId, scope, after, BATCH);
-        if (!rows.length) break;
+      const compute = async (rows: RetargetRow[]) => {
         const calendars = await calendarsOf(tx, rows, [workspaceId]);
         const writes: TrackerWrite[] = [];
         for (const row of rows) {
           const w = retargeted(row, row.calendar_id ? (calendars.get(row.calendar_id) ?? null) : null, now, options.catchUp);
           if (changes(row, w)) writes.push(w);
         }
+        return writes;
+      };
+      const first = await repo.retargetBatch(tx, workspaceId, scope, null, batch);
+      if (first.length < batch) {
+        const writes = await compute(first);
         await repo.writeTrackers(tx, workspaceId, writes, now);
-        changed += writes.length;
-        if (rows.length < BATCH) break;
-        after = rows[rows.length - 1]!.id;
+        return writes.length;
       }
+      const cursor = `sla_retarget_${++cursors}`;
+      await repo.openRetargetCursor(tx, cursor, workspaceId, scope, first[first.length - 1]!.id);
+      // One batch ahead: the next batch is fetched before this one's write is sent, so the database writes batch k
+      // while the clock computes batch k + 1 (the connection runs its statements in the order they were sent).
+      let changed = 0;
+      let rows = first;
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        for (;;) {
+          const writes = await compute(rows);
+          changed += writes.length;
+          const next = rows.length < batch ? null : repo.fetchRetargetCursor(tx, cursor, batch);
+          await writing;
+          writing = repo.writeTrackers(tx, workspaceId, writes, now);
+          // observed below (an error is rethrown there); this only keeps it from counting as unhandled meanwhile
+          writing.catch(() => undefined);
+          if (!next) break;
+          rows = await next;
+          if (!rows.length) break;
+        }
+      } catch (error) {
+        // A failed write fails the fetch queued behind it: report the write's own error.
+        await writing;
+        throw error;
+      }
+      await writing;
+      // On an error the transaction rolls back, which drops the cursor with it.
+      await repo.closeCursor(tx, cursor);
       return changed;
     },
   };

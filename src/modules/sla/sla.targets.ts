@@ -1,4 +1,4 @@
-import { type CompiledCalendar, HORIZON_MS, type Pause, slaClock } from './sla.clock.js';
+import { type ClockInput, type CompiledCalendar, HORIZON_MS, type Pause, slaClock, slaInstants } from './sla.clock.js';
 
 /**
  * What a tracker stores and shows, from its facts and the working-time clock (contract 11.3). Pure: no I/O.
@@ -52,9 +52,9 @@ export const isPaused = (facts: TrackerFacts): boolean => facts.resolvedAt === n
 const stopOf = (facts: TrackerFacts, target: TargetName) => (target === 'response' ? facts.respondedAt : facts.resolvedAt);
 const targetMsOf = (rule: TrackerRule, target: TargetName) => (target === 'response' ? rule.responseMs : rule.resolutionMs);
 
-function clockOf(facts: TrackerFacts, rule: TrackerRule, target: TargetName, now: number) {
+function clockInput(facts: TrackerFacts, rule: TrackerRule, target: TargetName, now: number): ClockInput {
   const stop = stopOf(facts, target);
-  return slaClock({
+  return {
     calendar: rule.calendar,
     targetMs: targetMsOf(rule, target),
     atRiskPercent: rule.atRiskPercent,
@@ -63,14 +63,14 @@ function clockOf(facts: TrackerFacts, rule: TrackerRule, target: TargetName, now
     // a pause never counts once the clock has stopped; a paused clock that stopped is simply stopped
     pauses: facts.pauses,
     now: stop ?? now,
-  });
+  };
 }
 
 /** The instants a target keeps, computed at `now` (see the module comment). */
 export function storedTarget(facts: TrackerFacts, rule: TrackerRule, target: TargetName, now: number): StoredTarget {
   const stop = stopOf(facts, target);
   const paused = stop === null && isPaused(facts);
-  const c = clockOf(facts, rule, target, now);
+  const c = slaInstants(clockInput(facts, rule, target, now));
   // An instant is kept when it has happened (before the stop, or before now while paused), or when it still lies
   // ahead of a running clock.
   const limit = stop ?? (paused ? now : Infinity);
@@ -85,7 +85,7 @@ export function storedTarget(facts: TrackerFacts, rule: TrackerRule, target: Tar
 
 /** A target as the API shows it at `now`. */
 export function targetView(facts: TrackerFacts, rule: TrackerRule, target: TargetName, now: number): TargetView {
-  const c = clockOf(facts, rule, target, now);
+  const c = slaClock(clockInput(facts, rule, target, now));
   return {
     due_at: c.due_at ?? facts.createdAt + HORIZON_MS,
     breached: c.breached,

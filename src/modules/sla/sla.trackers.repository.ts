@@ -37,17 +37,17 @@ function scopeCondition(scope: RetargetScope): RawBuilder<unknown> {
   }
 }
 
-/** What a re-targeting writes; only rows that differ from what is stored. */
+/** What a re-targeting writes (instants in epoch milliseconds); only rows that differ from what is stored. */
 export interface TrackerWrite {
   id: string;
   policy_id: string | null;
   priority: RulePriority | null;
-  response_due_at: Date | null;
-  response_risk_at: Date | null;
-  response_breach_at: Date | null;
-  resolution_due_at: Date | null;
-  resolution_risk_at: Date | null;
-  resolution_breach_at: Date | null;
+  response_due_at: number | null;
+  response_risk_at: number | null;
+  response_breach_at: number | null;
+  resolution_due_at: number | null;
+  resolution_risk_at: number | null;
+  resolution_breach_at: number | null;
   paused: boolean;
   response_settled: boolean;
   resolution_settled: boolean;
@@ -59,9 +59,9 @@ export interface TrackerWrite {
 
 /** A tracker with its facts, what it stores (a TrackerWrite), and the policy and rule that apply to its issue now. */
 export interface RetargetRow extends TrackerWrite {
-  created_at: Date;
-  responded_at: Date | null;
-  resolved_at: Date | null;
+  created_at: number;
+  responded_at: number | null;
+  resolved_at: number | null;
   pauses: StoredPauses;
   /** the applicable policy and rule (null: none applies) */
   rule_policy_id: string | null;
@@ -141,7 +141,40 @@ const resolutionAtRisk = (now: Date) => sql`
   AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
   AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})`;
 
-const isoArray = (values: (Date | null)[]) => values.map((v) => (v === null ? null : v.toISOString()));
+/**
+ * A timestamp column read as epoch milliseconds (whole, as a JS Date would hold it), named as the column: re-targeting
+ * works on numbers and allocates no Date per instant. `column` is a constant of this file, never input.
+ */
+const ms = (column: string) => sql.raw(`floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column.slice(column.indexOf('.') + 1)}`);
+
+/** Epoch milliseconds back to a timestamp (exact: integer milliseconds times an interval). */
+const fromMs = (column: string) => sql.raw(`'epoch'::timestamptz + ${column} * interval '1 millisecond'`);
+
+/**
+ * The scope's trackers in id order after `afterId`, with the policy and rule that apply to each issue now. Trackers
+ * whose targets are both met and settled are left out while a rule still applies (met targets never change); they
+ * come back only to be removed when no rule applies any more.
+ */
+const retargetQuery = (workspaceId: string, scope: RetargetScope, afterId: string | null) => sql`
+  SELECT t.id, ${ms('i.created_at')}, ${ms('t.responded_at')}, ${ms('t.resolved_at')}, t.pauses, t.policy_id, t.priority,
+         ${ms('t.response_due_at')}, ${ms('t.response_risk_at')}, ${ms('t.response_breach_at')},
+         ${ms('t.resolution_due_at')}, ${ms('t.resolution_risk_at')}, ${ms('t.resolution_breach_at')},
+         t.paused, t.response_settled, t.resolution_settled,
+         t.response_risk_sent, t.response_breach_sent, t.resolution_risk_sent, t.resolution_breach_sent,
+         r.policy_id AS rule_policy_id, r.priority AS rule_priority, r.response_ms, r.resolution_ms,
+         ap.at_risk_percent, ap.calendar_id, c.version AS calendar_version
+  FROM sla_trackers t
+  JOIN issues i ON i.id = t.issue_id AND i.workspace_id = t.workspace_id
+  JOIN projects p ON p.id = i.project_id AND p.workspace_id = i.workspace_id
+  LEFT JOIN sla_policies d ON d.workspace_id = i.workspace_id AND d.is_default
+  LEFT JOIN sla_rules r ON r.workspace_id = i.workspace_id AND r.policy_id = coalesce(p.sla_policy_id, d.id) AND r.priority = i.priority
+  LEFT JOIN sla_policies ap ON ap.workspace_id = r.workspace_id AND ap.id = r.policy_id
+  LEFT JOIN sla_calendars c ON c.workspace_id = ap.workspace_id AND c.id = ap.calendar_id
+  WHERE t.workspace_id = ${workspaceId}
+    AND ${scopeCondition(scope)}
+    AND ${afterId === null ? sql`true` : sql`t.id > ${afterId}`}
+    AND NOT (t.response_settled AND t.resolution_settled AND t.policy_id IS NOT NULL AND r.policy_id IS NOT NULL)
+  ORDER BY t.id`;
 
 export function trackerQueries() {
   return {
@@ -232,55 +265,49 @@ export function trackerQueries() {
 
     /**
      * A batch of the scope's trackers, in id order after `afterId`, with the policy and rule that apply to each issue
-     * now. Trackers whose targets are both met and settled are left out while a rule still applies (met targets
-     * never change); they come back only to be removed when no rule applies any more.
+     * now (see `retargetQuery`).
      */
     async retargetBatch(tx: Executor, workspaceId: string, scope: RetargetScope, afterId: string | null, limit: number): Promise<RetargetRow[]> {
-      const { rows } = await sql<RetargetRow>`
-        SELECT t.id, i.created_at, t.responded_at, t.resolved_at, t.pauses, t.policy_id, t.priority,
-               t.response_due_at, t.response_risk_at, t.response_breach_at,
-               t.resolution_due_at, t.resolution_risk_at, t.resolution_breach_at,
-               t.paused, t.response_settled, t.resolution_settled,
-               t.response_risk_sent, t.response_breach_sent, t.resolution_risk_sent, t.resolution_breach_sent,
-               r.policy_id AS rule_policy_id, r.priority AS rule_priority, r.response_ms, r.resolution_ms,
-               ap.at_risk_percent, ap.calendar_id, c.version AS calendar_version
-        FROM sla_trackers t
-        JOIN issues i ON i.id = t.issue_id AND i.workspace_id = t.workspace_id
-        JOIN projects p ON p.id = i.project_id AND p.workspace_id = i.workspace_id
-        LEFT JOIN sla_policies d ON d.workspace_id = i.workspace_id AND d.is_default
-        LEFT JOIN sla_rules r ON r.workspace_id = i.workspace_id AND r.policy_id = coalesce(p.sla_policy_id, d.id) AND r.priority = i.priority
-        LEFT JOIN sla_policies ap ON ap.workspace_id = r.workspace_id AND ap.id = r.policy_id
-        LEFT JOIN sla_calendars c ON c.workspace_id = ap.workspace_id AND c.id = ap.calendar_id
-        WHERE t.workspace_id = ${workspaceId}
-          AND ${scopeCondition(scope)}
-          AND ${afterId === null ? sql`true` : sql`t.id > ${afterId}`}
-          AND NOT (t.response_settled AND t.resolution_settled AND t.policy_id IS NOT NULL AND r.policy_id IS NOT NULL)
-        ORDER BY t.id
-        LIMIT ${limit}`.execute(tx);
+      const { rows } = await sql<RetargetRow>`${retargetQuery(workspaceId, scope, afterId)} LIMIT ${limit}`.execute(tx);
       return rows;
+    },
+
+    /**
+     * The rest of a large scope through a cursor: the query runs once and is read in batches, where a keyset query per
+     * batch would join and sort the whole scope again for every batch. Needs a transaction (the cursor lives in it).
+     */
+    async openRetargetCursor(tx: Executor, cursor: string, workspaceId: string, scope: RetargetScope, afterId: string | null) {
+      await sql`DECLARE ${sql.id(cursor)} NO SCROLL CURSOR FOR ${retargetQuery(workspaceId, scope, afterId)}`.execute(tx);
+    },
+
+    async fetchRetargetCursor(tx: Executor, cursor: string, limit: number): Promise<RetargetRow[]> {
+      const { rows } = await sql<RetargetRow>`FETCH FORWARD ${sql.lit(limit)} FROM ${sql.id(cursor)}`.execute(tx);
+      return rows;
+    },
+
+    async closeCursor(tx: Executor, cursor: string) {
+      await sql`CLOSE ${sql.id(cursor)}`.execute(tx);
     },
 
     /** Writes a batch of re-targeted trackers in one statement. */
     async writeTrackers(tx: Executor, workspaceId: string, rows: TrackerWrite[], now: Date) {
       if (!rows.length) return;
       const col = <K extends keyof TrackerWrite>(k: K) => rows.map((r) => r[k]);
-      const times = (k: 'response_due_at' | 'response_risk_at' | 'response_breach_at' | 'resolution_due_at' | 'resolution_risk_at' | 'resolution_breach_at') =>
-        isoArray(col(k));
       await sql`
         UPDATE sla_trackers t
         SET policy_id = u.policy_id, priority = u.priority,
-            response_due_at = u.response_due_at, response_risk_at = u.response_risk_at, response_breach_at = u.response_breach_at,
-            resolution_due_at = u.resolution_due_at, resolution_risk_at = u.resolution_risk_at,
-            resolution_breach_at = u.resolution_breach_at,
+            response_due_at = ${fromMs('u.response_due_at')}, response_risk_at = ${fromMs('u.response_risk_at')}, response_breach_at = ${fromMs('u.response_breach_at')},
+            resolution_due_at = ${fromMs('u.resolution_due_at')}, resolution_risk_at = ${fromMs('u.resolution_risk_at')},
+            resolution_breach_at = ${fromMs('u.resolution_breach_at')},
             paused = u.paused, response_settled = u.response_settled, resolution_settled = u.resolution_settled,
             response_risk_sent = u.response_risk_sent, response_breach_sent = u.response_breach_sent,
             resolution_risk_sent = u.resolution_risk_sent, resolution_breach_sent = u.resolution_breach_sent,
             updated_at = ${now}
         FROM unnest(
           ${col('id')}::uuid[], ${col('policy_id')}::uuid[], ${col('priority')}::text[],
-          ${times('response_due_at')}::timestamptz[], ${times('response_risk_at')}::timestamptz[], ${times('response_breach_at')}::timestamptz[],
-          ${times('resolution_due_at')}::timestamptz[], ${times('resolution_risk_at')}::timestamptz[],
-          ${times('resolution_breach_at')}::timestamptz[],
+          ${col('response_due_at')}::float8[], ${col('response_risk_at')}::float8[], ${col('response_breach_at')}::float8[],
+          ${col('resolution_due_at')}::float8[], ${col('resolution_risk_at')}::float8[],
+          ${col('resolution_breach_at')}::float8[],
           ${col('paused')}::boolean[], ${col('response_settled')}::boolean[], ${col('resolution_settled')}::boolean[],
           ${col('response_risk_sent')}::boolean[], ${col('response_breach_sent')}::boolean[],
           ${col('resolution_risk_sent')}::boolean[], ${col('resolution_breach_sent')}::boolean[]
