@@ -72,7 +72,7 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
   const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
   await migrateToLatest(handle.db);
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_SIGNUPS: '100000' });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_SIGNUPS: '100000', API_RATE_LIMIT: '0' });
   const app = await buildApp({ config, database: handle });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
