@@ -184,9 +184,11 @@ export function createRetargeter(repo: SlaRepository, { batch = BATCH }: { batch
           const writes = await compute(rows);
           changed += writes.length;
           const next = rows.length < batch ? null : repo.fetchRetargetCursor(tx, cursor, batch);
+          // Both are awaited below (an error is rethrown there); these only keep them from counting as unhandled
+          // rejections while the other is awaited.
+          next?.catch(() => undefined);
           await writing;
           writing = repo.writeTrackers(tx, workspaceId, writes, now);
-          // observed below (an error is rethrown there); this only keeps it from counting as unhandled meanwhile
           writing.catch(() => undefined);
           if (!next) break;
           rows = await next;
