@@ -40,7 +40,7 @@ const layerRules = [
   {
     files: ['src/modules/**/*.repository.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./(db|kernel)/)', message: 'Repositories import only db/ and kernel/' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(\\.\\./)+(db|kernel)/)', message: 'Repositories import only db/ and kernel/' }] }],
     },
   },
 ];

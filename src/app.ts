@@ -16,7 +16,7 @@ import { newId } from './kernel/ids.js';
 import type { Outbox } from './kernel/outbox.js';
 import { baselinesRoutes } from './modules/baselines/index.js';
 import { customPropertiesRoutes } from './modules/custom-properties/index.js';
-import { billingCallbackRoutes, billingRound2Routes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
+import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';
@@ -96,8 +96,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(customPropertiesRoutes, { customProperties });
   await app.register(baselinesRoutes, { baselines });
   await app.register(webhooksRoutes, { webhooks });
-  await app.register(billingRoutes, { billing });
-  await app.register(billingRound2Routes, { refunds, reconcile, billing });
+  await app.register(billingRoutes, { billing, refunds, reconcile });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
     const callbackUrl = `${config.publicBaseUrl}/api/webhooks/provider/callback/`;

@@ -20,7 +20,6 @@ import {
   createRefundsService,
   type ReconcileService,
   type RefundsService,
-  round2Repository,
 } from './modules/billing/index.js';
 import { type CustomPropertiesService, createCustomPropertiesService, customPropertiesRepository } from './modules/custom-properties/index.js';
 import { createIdentityService, type IdentityDeps, type IdentityService, identityRepository } from './modules/identity/index.js';
@@ -140,12 +139,10 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     outbox,
   });
   jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
-  const billingR2 = round2Repository();
-  const refunds = createRefundsService({ db, repo: billingRepo, r2: billingR2, clock, identity, provider: paytrClient, outbox, log, billing });
+  const refunds = createRefundsService({ db, repo: billingRepo, clock, identity, provider: paytrClient, outbox, log, billing });
   const reconcile = createReconcileService({
     db,
     repo: billingRepo,
-    r2: billingR2,
     clock,
     provider: paytrClient,
     outbox,
@@ -154,7 +151,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     reconcileAfterMs: config.paymentReconcileAfterS * 1000,
   });
   jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
-  const notices = createNoticesService({ db, r2: billingR2, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
+  const notices = createNoticesService({ db, repo: billingRepo, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
 
   return {

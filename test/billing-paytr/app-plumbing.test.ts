@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { registerAuthentication } from '../../src/http/auth.js';
 import { registerErrorHandling } from '../../src/http/errors.js';
 import { registerJsonParser } from '../../src/http/json-parser.js';
-import { buildTokenForm, createPaytrClient, returnPages, sandboxRoutes, type TokenRequest } from '../../src/modules/billing/paytr/index.js';
+import { buildTokenForm, createPaytrClient, returnPages, sandboxRoutes, type TokenRequest } from '../../src/modules/billing/provider/paytr/index.js';
 
 /**
  * The sandbox inside the service's own HTTP plumbing (JSON-only root parser, problem+json errors, token auth on

@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { callbackHash, parseCallback } from '../../src/modules/billing/paytr/index.js';
+import { callbackHash, parseCallback } from '../../src/modules/billing/provider/paytr/index.js';
 import { CREDS } from './support.js';
 
 function signed(fields: Record<string, string>): Record<string, string> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPaytrClient, PaytrError, type TokenHashFields, type TokenRequest, tokenRequestHash } from '../../src/modules/billing/paytr/index.js';
+import { createPaytrClient, PaytrError, type TokenHashFields, type TokenRequest, tokenRequestHash } from '../../src/modules/billing/provider/paytr/index.js';
 import { CREDS, type FakeServer, paytrConfig, startServer } from './support.js';
 
 const REQUEST: TokenRequest = {

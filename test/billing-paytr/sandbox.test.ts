@@ -12,7 +12,7 @@ import {
   sandboxRoutes,
   type TokenRequest,
   tokenRequestHash,
-} from '../../src/modules/billing/paytr/index.js';
+} from '../../src/modules/billing/provider/paytr/index.js';
 import { eventually, type FakeServer, type Recorded, startServer } from './support.js';
 
 const config = loadConfig({ PAYTR_TIMEOUT_MS: '2000' });

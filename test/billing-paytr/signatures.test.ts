@@ -12,7 +12,7 @@ import {
   toPaytrCurrency,
   verifyCallbackHash,
   verifyTokenRequestHash,
-} from '../../src/modules/billing/paytr/index.js';
+} from '../../src/modules/billing/provider/paytr/index.js';
 import { CREDS } from './support.js';
 
 /** An independent HMAC-SHA256 (OpenSSL's), base64-encoded. */

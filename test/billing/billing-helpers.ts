@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { expect } from 'vitest';
-import { callbackHash } from '../../src/modules/billing/paytr/index.js';
+import { callbackHash } from '../../src/modules/billing/provider/paytr/index.js';
 import type { Api } from '../helpers/http.js';
 import { signUp, type Session, type WorkspaceFixture } from '../helpers/factories.js';
 import type { TestApp } from '../helpers/test-app.js';

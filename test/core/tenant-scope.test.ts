@@ -19,12 +19,12 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'sla.trackers.repository.ts#claimPendingRetarget': 'the sla.events scanner claims pending re-targets of every workspace',
   'sla.trackers.repository.ts#countBreachedEverywhere': 'instance metrics: breached trackers of the whole instance',
   'baselines.repository.ts#claimDueSchedule': 'the baseline scheduler claims the next due schedule of any workspace',
-  'billing.repository.ts#claimDueSubscriptions': 'the subscription lifecycle job claims due subscriptions of every workspace',
-  'billing.round2.repository.ts#claimStalePending': 'reconciliation claims stale pending payments of every workspace (and leases them)',
-  'billing.round2.repository.ts#claimNoticeDue': 'the notices job claims subscriptions due a notice in every workspace',
-  'billing.repository.ts#findPaymentByOid': 'the PayTR callback names only merchant_oid; the settle after it is scoped by the payment row',
-  'billing.round2.repository.ts#workspaceOfPayment': 'instance-admin routes name only the payment id; everything after it is scoped',
-  'billing.round2.repository.ts#findRefundByKey': "an admin's Idempotency-Key is unique across the instance (a key reused on another payment answers 409)",
+  'subscriptions.repository.ts#claimDueSubscriptions': 'the subscription lifecycle job claims due subscriptions of every workspace',
+  'refunds.repository.ts#claimStalePending': 'reconciliation claims stale pending payments of every workspace (and leases them)',
+  'subscriptions.repository.ts#claimNoticeDue': 'the notices job claims subscriptions due a notice in every workspace',
+  'checkout.repository.ts#findPaymentByOid': 'the PayTR callback names only merchant_oid; the settle after it is scoped by the payment row',
+  'refunds.repository.ts#workspaceOfPayment': 'instance-admin routes name only the payment id; everything after it is scoped',
+  'refunds.repository.ts#findRefundByKey': "an admin's Idempotency-Key is unique across the instance (a key reused on another payment answers 409)",
   'webhooks.repository.ts#deleteEventsBefore': 'event retention prunes old events of every workspace',
 };
 

@@ -1,45 +1,19 @@
-import type { Db, Tx } from '../../db/database.js';
-import type { Clock } from '../../kernel/clock.js';
-import type { Outbox } from '../../kernel/outbox.js';
-import type { IdentityService } from '../identity/index.js';
-import { createCheckoutService } from './billing.checkout.js';
-import { createCouponsService } from './billing.coupons.js';
-import { createFulfilment } from './billing.fulfilment.js';
-import { assertInstanceAdmin, createPlansService } from './billing.plans.js';
-import type { BillingRepository } from './billing.repository.js';
-import { createSubscriptionsService } from './billing.subscriptions.js';
-import type { PaytrClient, PaytrCredentials } from './paytr/index.js';
+import type { BillingDeps } from './billing.deps.js';
+import { createCouponsService } from './catalog/catalog.coupons.js';
+import { assertInstanceAdmin, createPlansService } from './catalog/catalog.plans.js';
+import { createFulfilment } from './checkout/checkout.fulfilment.js';
+import { createCheckoutService } from './checkout/checkout.service.js';
+import { createSubscriptionsService } from './subscriptions/subscriptions.service.js';
 
-export type { CallbackResult, ProviderOutcome } from './billing.checkout.js';
-
-/** The logging the service needs (pino's and Fastify's loggers fit). */
-export interface BillingLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-export interface BillingDeps {
-  db: Db;
-  repo: BillingRepository;
-  clock: Clock;
-  identity: Pick<IdentityService, 'access' | 'me'>;
-  provider: PaytrClient;
-  credentials: PaytrCredentials;
-  graceDays: number;
-  publicBaseUrl: string;
-  log: BillingLogger;
-  /** Events that leave the service (webhooks), recorded in the transaction of the change. */
-  outbox: Outbox<Tx>;
-}
+export type { CallbackResult, ProviderOutcome } from './checkout/checkout.service.js';
 
 export type BillingService = ReturnType<typeof createBillingService>;
 
 /**
  * The billing service the routes and the other parts of the module use, composed of one part per concern:
- * plans (`billing.plans.ts`), subscriptions and their lifecycle (`billing.subscriptions.ts`), coupons
- * (`billing.coupons.ts`), what a paid payment buys (`billing.fulfilment.ts`), checkout and the provider's callback
- * (`billing.checkout.ts`).
+ * plans (`catalog/catalog.plans.ts`), subscriptions and their lifecycle (`subscriptions/subscriptions.service.ts`),
+ * coupons (`catalog/catalog.coupons.ts`), what a paid payment buys (`checkout/checkout.fulfilment.ts`), checkout and
+ * the provider's callback (`checkout/checkout.service.ts`).
  */
 export function createBillingService(deps: BillingDeps) {
   const plans = createPlansService(deps);
@@ -49,7 +23,7 @@ export function createBillingService(deps: BillingDeps) {
   const checkout = createCheckoutService({ ...deps, subscriptions, coupons, fulfilment });
 
   return {
-    /** Rules shared with the round-2 parts of the module (refunds, reconciliation, notices). */
+    /** Rules shared with the parts composed outside this service (refunds, reconciliation, notices). */
     internals: {
       fulfil: fulfilment.fulfil,
       subscriptionUpdated: subscriptions.subscriptionUpdated,

@@ -1,0 +1,45 @@
+import { type Insertable, sql, type Selectable } from 'kysely';
+import type { Executor } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+
+/** The sandbox provider's orders in the database (table sandbox_orders, migration 0701). */
+export type SandboxOrderRow = Selectable<Database['sandbox_orders']>;
+
+export function sandboxOrdersRepository() {
+  return {
+    async insert(tx: Executor, row: Omit<Insertable<Database['sandbox_orders']>, 'state'>) {
+      await tx
+        .insertInto('sandbox_orders')
+        .values({ ...row, state: 'open' })
+        .execute();
+    },
+    byToken(tx: Executor, token: string) {
+      return tx.selectFrom('sandbox_orders').selectAll().where('token', '=', token).executeTakeFirst();
+    },
+    paidByOid(tx: Executor, merchantOid: string) {
+      return tx.selectFrom('sandbox_orders').selectAll().where('merchant_oid', '=', merchantOid).where('state', '=', 'paid').executeTakeFirst();
+    },
+    /** open -> paid | declined, once (the conditional update; a second paid order of one merchant_oid violates the unique index). */
+    async complete(tx: Executor, token: string, state: 'paid' | 'declined') {
+      try {
+        const r = await tx.updateTable('sandbox_orders').set({ state }).where('token', '=', token).where('state', '=', 'open').executeTakeFirst();
+        return Number(r.numUpdatedRows) > 0;
+      } catch {
+        return false;
+      }
+    },
+    async addRefund(tx: Executor, merchantOid: string, amount: number) {
+      const r = await tx
+        .updateTable('sandbox_orders')
+        .set({ refunded_amount: sql<number>`refunded_amount + ${amount}` })
+        .where('merchant_oid', '=', merchantOid)
+        .where('state', '=', 'paid')
+        .where(sql<boolean>`refunded_amount + ${amount} <= amount`)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+    async sweep(tx: Executor, now: Date) {
+      await tx.deleteFrom('sandbox_orders').where('state', '=', 'open').where('expires_at', '<=', now).execute();
+    },
+  };
+}
