@@ -1,4 +1,4 @@
-import { type Insertable, type Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 

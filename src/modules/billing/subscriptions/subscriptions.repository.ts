@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 
