@@ -1,6 +1,9 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importCycles } from './scripts/lint/import-cycles.js';
 
 const MODULES = ['identity', 'workspaces', 'work-items', 'sla', 'custom-properties', 'baselines', 'billing', 'webhooks'];
 
@@ -83,4 +86,21 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // No import circles (ARCHITECTURE.md): a module's parts take their shared dependency type from `<m>.deps.ts`,
+    // never from the file that composes them. The TypeScript resolver maps the `.js` suffixes of our ESM imports
+    // to the `.ts` sources (and web/'s bundler-style imports through web/tsconfig.json).
+    files: ['src/**/*.ts', 'web/src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX, 'import-cycles': importCycles },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'web/tsconfig.json'], noWarnOnMultipleProjects: true })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // no-cycle skips type-only imports; this one counts them (scripts/lint/import-cycles.js).
+      'import-cycles/no-import-cycle': ['error', { roots: ['src', 'web/src'] }],
+    },
+  },
 );

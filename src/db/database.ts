@@ -100,18 +100,71 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function acquireLock(path: string): { release(): void } {
+/** Start time of a process (clock ticks since boot, field 22 of /proc/<pid>/stat), or null where there is no /proc. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count the fields after its last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The lock file: the pid on the first line (what older versions wrote and read), then `start=` and `boot=` lines.
+ * A pid alone does not name a process for good: after a restart (a container's above all) the pid of the old holder
+ * may belong to another, unrelated process. The holder's start time, and the boot id, tell them apart.
+ */
+function lockText(): string {
+  const lines = [String(process.pid)];
+  const start = processStartTime(process.pid);
+  const boot = bootId();
+  if (start) lines.push(`start=${start}`);
+  if (boot) lines.push(`boot=${boot}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Whether the lock's text names a process that still runs: same pid, and (when recorded) same boot and start time. */
+function heldByLiveProcess(text: string): number | null {
+  const [first, ...rest] = text.split('\n');
+  const holder = Number.parseInt(first ?? '', 10);
+  if (!Number.isInteger(holder) || holder === process.pid || !isAlive(holder)) return null;
+  const field = (name: string) =>
+    rest
+      .find((line) => line.startsWith(`${name}=`))
+      ?.slice(name.length + 1)
+      .trim() || null;
+  const recordedBoot = field('boot');
+  const currentBoot = bootId();
+  if (recordedBoot && currentBoot && recordedBoot !== currentBoot) return null; // written before a reboot
+  const recordedStart = field('start');
+  const currentStart = processStartTime(holder);
+  if (recordedStart && currentStart && recordedStart !== currentStart) return null; // the pid was reused
+  return holder; // a lock of the old form (pid only) whose pid is alive is taken as held, as before
+}
+
+/** Locks the embedded database's folder against a second process; a lock whose holder is gone is taken over. */
+export function acquireLock(path: string): { release(): void } {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      writeFileSync(path, lockText(), { flag: 'wx' });
       return { release: () => rmSync(path, { force: true }) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+      const holder = heldByLiveProcess(readFileSync(path, 'utf8'));
+      if (holder !== null) {
         throw new Error(`The database folder ${resolve(path, '..')} is in use by process ${holder}; ` + 'stop it first or set DATA_DIR to another folder.');
       }
-      rmSync(path, { force: true }); // a stale lock left by a process that died
+      rmSync(path, { force: true }); // a stale lock: its process died, or its pid now belongs to another process
     }
   }
   throw new Error(`Could not lock ${path}`);

@@ -29,3 +29,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   }
   return (result.results ?? []).map((r) => r.migrationName);
 }
+
+/** Applies the migrations up to and including `name` (tests of a migration on data written before it). */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const result = await new Migrator({ db, provider: new SqlFileMigrationProvider() }).migrateTo(name);
+  if (result.error) throw new Error(`Migration to ${name} failed: ${String(result.error)}`, { cause: result.error });
+}

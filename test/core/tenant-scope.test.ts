@@ -65,8 +65,8 @@ function repositoryFiles(): string[] {
   return files.sort();
 }
 
-const QUERY_METHODS = new Set(['selectFrom', 'updateTable', 'deleteFrom', 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin']);
-const CONDITION_METHODS = new Set(['where', 'whereRef', 'on', 'onRef', 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin']);
+const ROOT_METHODS = new Set(['selectFrom', 'updateTable', 'deleteFrom']);
+const TABLE_METHODS = new Set([...ROOT_METHODS, 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin']);
 const RAW_TABLE = /\b(?:from|join|update|delete\s+from)\s+([a-z_]+)\b/gi;
 
 function nameOf(node: ts.Node): string | undefined {
@@ -78,43 +78,95 @@ function nameOf(node: ts.Node): string | undefined {
   return undefined;
 }
 
-interface Unit {
-  name: string;
+/** One query: a Kysely builder chain (`db.selectFrom(...)...`) or one raw `sql` text, in a named function. */
+interface Statement {
+  fn: string;
+  line: number;
   tables: Set<string>;
   scoped: boolean;
 }
 
-/** The named functions of a file, each with the tenant tables it reads or writes and whether it names workspace_id. */
-function unitsOf(file: string, tenant: Set<string>): Unit[] {
+const isCall = (node: ts.Node, methods: Set<string>): node is ts.CallExpression =>
+  ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && methods.has(node.expression.name.text);
+
+/** The whole chain a query-starting call belongs to: `db.selectFrom('t')` up to its last `.where(...)` or `.execute()`. */
+function chainTop(node: ts.Node): ts.Node {
+  let top = node;
+  for (;;) {
+    const parent = top.parent;
+    if (parent && ts.isPropertyAccessExpression(parent) && parent.expression === top) top = parent;
+    else if (parent && (ts.isCallExpression(parent) || ts.isNonNullExpression(parent)) && parent.expression === top) top = parent;
+    else if (parent && ts.isAwaitExpression(parent)) return top;
+    else return top;
+  }
+}
+
+/** The calls along a chain's spine, outermost first (not the calls inside their arguments). */
+function spine(top: ts.Node): ts.CallExpression[] {
+  const calls: ts.CallExpression[] = [];
+  let node: ts.Node = top;
+  for (;;) {
+    if (ts.isCallExpression(node)) {
+      calls.push(node);
+      node = node.expression;
+    } else if (ts.isPropertyAccessExpression(node) || ts.isNonNullExpression(node)) node = node.expression;
+    else return calls;
+  }
+}
+
+/** Whether a condition names workspace_id itself; a nested query (a subquery) is a statement of its own. */
+function namesWorkspace(node: ts.Node): boolean {
+  if (isCall(node, ROOT_METHODS)) return false;
+  if ((ts.isStringLiteralLike(node) || ts.isIdentifier(node) || ts.isTemplateLiteralToken(node)) && node.getText().includes('workspace_id')) return true;
+  return node.getChildren().some(namesWorkspace);
+}
+
+/**
+ * Every query of a file that touches a tenant table, each with whether it filters on workspace_id itself: a
+ * builder chain must name `workspace_id` in one of its own conditions (`where`, `on`, a join), a raw `sql` text in
+ * its text. A subquery is checked on its own, so a count scoped by its property alone is found even when the
+ * statement around it is scoped.
+ */
+function statementsOf(file: string, tenant: Set<string>): Statement[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const units: Unit[] = [];
-  const visit = (node: ts.Node, unit: Unit | undefined) => {
-    const name = nameOf(node);
-    if (name !== undefined) {
-      const own: Unit = { name, tables: new Set(), scoped: false };
-      units.push(own);
-      node.forEachChild((child) => visit(child, own));
+  const statements: Statement[] = [];
+  const seenChains = new Set<ts.Node>();
+  const line = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const visit = (node: ts.Node, fn: string | undefined) => {
+    const name = nameOf(node) ?? fn;
+    if (name && isCall(node, ROOT_METHODS)) {
+      const top = chainTop(node);
+      if (!seenChains.has(top)) {
+        seenChains.add(top);
+        const tables = new Set<string>();
+        let scoped = false;
+        for (const call of spine(top)) {
+          const method = (call.expression as ts.PropertyAccessExpression).name.text;
+          const first = call.arguments[0];
+          if (TABLE_METHODS.has(method) && first && ts.isStringLiteralLike(first)) {
+            const table = first.text.split(/\s+as\s+/)[0]!;
+            if (tenant.has(table)) tables.add(table);
+          }
+          if (method !== 'select' && method !== 'returning' && call.arguments.some(namesWorkspace)) scoped = true;
+        }
+        if (tables.size > 0) statements.push({ fn: name, line: line(node), tables, scoped });
+      }
+    }
+    if (name && (ts.isTaggedTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node))) {
+      // The outermost text only: `sql` fragments spliced into it are part of its one statement.
+      const text = node.getText();
+      const tables = new Set([...text.matchAll(RAW_TABLE)].map((m) => m[1]!).filter((t) => tenant.has(t)));
+      if (tables.size > 0) statements.push({ fn: name, line: line(node), tables, scoped: text.includes('workspace_id') });
       return;
     }
-    if (unit && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
-      const method = node.expression.name.text;
-      const first = node.arguments[0];
-      if (QUERY_METHODS.has(method) && first && ts.isStringLiteralLike(first)) {
-        const table = first.text.split(/\s+as\s+/)[0]!;
-        if (tenant.has(table)) unit.tables.add(table);
-      }
-      if (CONDITION_METHODS.has(method) && node.arguments.some((a) => a.getText().includes('workspace_id'))) unit.scoped = true;
-    }
-    if (unit && (ts.isTaggedTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node))) {
-      const text = node.getText();
-      for (const match of text.matchAll(RAW_TABLE)) if (tenant.has(match[1]!)) unit.tables.add(match[1]!);
-      if (text.includes('workspace_id')) unit.scoped = true;
-    }
-    node.forEachChild((child) => visit(child, unit));
+    node.forEachChild((child) => visit(child, name));
   };
   visit(source, undefined);
-  return units;
+  return statements;
 }
+
+/** An allow-list key names a whole function (`file#fn`) or its statements on one table (`file#fn:table`). */
+const allowed = (base: string, st: Statement, table: string) => `${base}#${st.fn}` in CROSS_WORKSPACE || `${base}#${st.fn}:${table}` in CROSS_WORKSPACE;
 
 describe('tenant scope of the data layer', () => {
   const tenant = tenantTables();
@@ -127,20 +179,26 @@ describe('tenant scope of the data layer', () => {
     expect(files.length).toBeGreaterThan(8);
   });
 
-  it('filters every query on a tenant table by workspace_id', () => {
+  it('filters every query on a tenant table by workspace_id, statement by statement', () => {
     const unscoped: string[] = [];
     for (const file of files) {
       const base = file.slice(file.lastIndexOf('/') + 1);
-      for (const unit of unitsOf(file, tenant)) {
-        const key = `${base}#${unit.name}`;
-        if (unit.tables.size > 0 && !unit.scoped && !(key in CROSS_WORKSPACE)) unscoped.push(`${key} (${[...unit.tables].join(', ')})`);
+      for (const st of statementsOf(file, tenant)) {
+        if (st.scoped) continue;
+        const tables = [...st.tables].filter((table) => !allowed(base, st, table));
+        if (tables.length > 0) unscoped.push(`${base}:${st.line} ${st.fn} (${tables.join(', ')})`);
       }
     }
     expect(unscoped).toEqual([]);
   });
 
   it('lists only cross-workspace exceptions that exist', () => {
-    const names = new Set(files.flatMap((file) => unitsOf(file, tenant).map((u) => `${file.slice(file.lastIndexOf('/') + 1)}#${u.name}`)));
+    const names = new Set(
+      files.flatMap((file) => {
+        const base = file.slice(file.lastIndexOf('/') + 1);
+        return statementsOf(file, tenant).flatMap((st) => [`${base}#${st.fn}`, ...[...st.tables].map((t) => `${base}#${st.fn}:${t}`)]);
+      }),
+    );
     expect(Object.keys(CROSS_WORKSPACE).filter((key) => !names.has(key))).toEqual([]);
   });
 });

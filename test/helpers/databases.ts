@@ -61,3 +61,24 @@ export async function openTestDatabase(templates: { pgliteTemplate: string; post
   const pglite = await PGlite.create({ loadDataDir: new Blob([dump]) });
   return wrapPglite(pglite, () => pglite.close());
 }
+
+/** An empty, unmigrated database (a migration's test applies the ones before it, writes data, then the rest). */
+export async function openEmptyDatabase(): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const name = `${dbName(url)}_t_${randomBytes(5).toString('hex')}`;
+    const admin = openPostgres(url, 1);
+    await sql.raw(`CREATE DATABASE "${name}"`).execute(admin.db);
+    const handle = openPostgres(withDb(url, name), 2);
+    return {
+      ...handle,
+      close: async () => {
+        await handle.close();
+        await dropDatabase(admin, name);
+        await admin.close();
+      },
+    };
+  }
+  const pglite = await PGlite.create();
+  return wrapPglite(pglite, () => pglite.close());
+}

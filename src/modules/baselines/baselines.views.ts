@@ -1,5 +1,5 @@
 import { iso } from '../../kernel/time.js';
-import type { PriorityBreakdown, StateBreakdown } from './baselines.logic.js';
+import type { Priority, StateGroup } from '../../kernel/work-items.js';
 import type { ScheduleRow } from './baselines.repository.js';
 
 /** Rows of the baseline tables as the API shows them. */
@@ -41,14 +41,14 @@ export function baselineView(b: BaselineRow) {
       started: b.state_started,
       completed: b.state_completed,
       cancelled: b.state_cancelled,
-    } satisfies StateBreakdown,
+    } satisfies Record<StateGroup, number>, // the StateBreakdown of baselines.logic.ts
     priority_breakdown: {
       urgent: b.priority_urgent,
       high: b.priority_high,
       medium: b.priority_medium,
       low: b.priority_low,
       none: b.priority_none,
-    } satisfies PriorityBreakdown,
+    } satisfies Record<Priority, number>, // its PriorityBreakdown
     snapshot_at: iso(b.snapshot_at),
     created_by: b.created_by,
     created_at: iso(b.created_at),

@@ -95,7 +95,8 @@ export function customPropertiesRepository() {
     /**
      * How many issues have a value, and how many use each option (zeros included, in the options' order). A select
      * value is always one of the options, so its count groups by the hash the `(property_id, md5(value_text))` index
-     * holds (an index-only scan); a multi_select counts each option's list through a GIN lookup.
+     * holds (an index-only scan: the index carries workspace_id too, migration 0920); a multi_select counts each
+     * option's list through a GIN lookup. Every count is scoped by workspace as well as by property (ARCHITECTURE.md).
      */
     async usage(tx: Executor, workspaceId: string, propertyId: string, type: CustomPropertyType, options: string[]) {
       const total = await tx
@@ -110,12 +111,13 @@ export function customPropertiesRepository() {
           SELECT o.option, coalesce(c.n, 0)::int AS n
           FROM unnest(${sql.val(options)}::text[]) AS o(option)
           LEFT JOIN (SELECT md5(value_text) AS h, count(*) AS n FROM custom_values
-                     WHERE property_id = ${propertyId} GROUP BY 1) c ON c.h = md5(o.option)`.execute(tx);
+                     WHERE property_id = ${propertyId} AND workspace_id = ${workspaceId} GROUP BY 1) c ON c.h = md5(o.option)`.execute(tx);
         counts = new Map(rows.map((r) => [r.option, r.n]));
       } else if (type === 'multi_select' && options.length) {
         const { rows } = await sql<{ option: string; n: number }>`
           SELECT o.option, (SELECT count(*) FROM custom_values v
-                            WHERE v.value_options @> ARRAY[o.option] AND v.property_id = ${propertyId})::int AS n
+                            WHERE v.value_options @> ARRAY[o.option] AND v.property_id = ${propertyId}
+                              AND v.workspace_id = ${workspaceId})::int AS n
           FROM unnest(${sql.val(options)}::text[]) AS o(option)`.execute(tx);
         counts = new Map(rows.map((r) => [r.option, r.n]));
       }

@@ -1,7 +1,7 @@
 import type { Actor } from '../../kernel/actor.js';
 import { newId } from '../../kernel/ids.js';
 import { issueOf } from './work-items.issues.js';
-import type { WorkItemsDeps } from './work-items.service.js';
+import type { WorkItemsDeps } from './work-items.deps.js';
 import { commentView, issueSnapshot, issueView } from './work-items.views.js';
 
 export type CommentsService = ReturnType<typeof createCommentsService>;

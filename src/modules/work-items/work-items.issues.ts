@@ -6,7 +6,7 @@ import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import { PRIORITIES, type Priority, STATE_GROUPS } from '../../kernel/work-items.js';
 import { projectOf } from './work-items.projects.js';
 import { type IssueCondition, type IssueSortKey, priorityRank, type WorkItemsRepository } from './work-items.repository.js';
-import type { IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.service.js';
+import type { IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.deps.js';
 import { stateOf } from './work-items.states.js';
 import { issueSnapshot, issueView } from './work-items.views.js';
 

@@ -3,10 +3,19 @@ import { conflictIfUnique } from '../../db/pg-errors.js';
 import type { Actor } from '../../kernel/actor.js';
 import { conflict, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
+import type { StateGroup } from '../../kernel/work-items.js';
 import type { WorkItemsRepository } from './work-items.repository.js';
-import type { WorkItemsDeps } from './work-items.service.js';
-import { DEFAULT_STATES } from './work-items.states.js';
+import type { WorkItemsDeps } from './work-items.deps.js';
 import { projectView } from './work-items.views.js';
+
+/** The states every new project starts with (contract section 4); a new state of a group takes its colour. */
+export const DEFAULT_STATES: { name: string; group: StateGroup; color: string; is_default: boolean }[] = [
+  { name: 'Backlog', group: 'backlog', color: '#A3A3A3', is_default: true },
+  { name: 'Todo', group: 'unstarted', color: '#3A3A3A', is_default: false },
+  { name: 'In Progress', group: 'started', color: '#F59E0B', is_default: false },
+  { name: 'Done', group: 'completed', color: '#16A34A', is_default: false },
+  { name: 'Cancelled', group: 'cancelled', color: '#EF4444', is_default: false },
+];
 
 /** The project of a workspace (optionally locked), or 404. */
 export async function projectOf(repo: Pick<WorkItemsRepository, 'findProject'>, workspaceId: string, projectId: string, tx: Executor, lock = false) {

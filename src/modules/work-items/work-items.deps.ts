@@ -1,0 +1,27 @@
+import type { Db, Executor, Tx } from '../../db/database.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { EventBus } from '../../kernel/events.js';
+import type { Outbox } from '../../kernel/outbox.js';
+import type { PlanGate } from '../../kernel/plan-gate.js';
+import type { IdentityService } from '../identity/index.js';
+import type { IssueCondition, IssueSortKey, WorkItemsRepository } from './work-items.repository.js';
+
+// What the parts of the work-item core share, in a file of its own so that no part imports the file that composes
+// them (work-items.service.ts): imports never run in a circle.
+
+/** Sorts of the issue list another module owns (custom properties: `custom.<id>`): a sort key, or null if not its key. */
+export type IssueSortProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; key: string }) => Promise<IssueSortKey | null>;
+
+/** Lets another module narrow the issue list by query parameters it owns (custom properties: `custom.<id>`). */
+export type IssueFilterProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; query: Record<string, unknown> }) => Promise<IssueCondition[]>;
+
+export interface WorkItemsDeps {
+  db: Db;
+  repo: WorkItemsRepository;
+  clock: Clock;
+  events: EventBus<Tx>;
+  planGate: PlanGate<Tx>;
+  identity: Pick<IdentityService, 'access' | 'assertMembers'>;
+  /** Events that leave the service (webhooks), recorded in the transaction of the change. */
+  outbox: Outbox<Tx>;
+}
