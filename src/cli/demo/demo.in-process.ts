@@ -59,15 +59,15 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
   let fixed: Date | null = null;
   const clock: Clock = { now: () => (fixed ? new Date(fixed) : new Date()) };
 
-  let composition: Services | undefined;
   let sandbox: FastifyInstance | undefined;
   let serviceConfig: Config = { ...config, logLevel: 'silent' };
   if (config.paymentProvider === 'sandbox') {
-    const started = await startSandbox(serviceConfig, database, (form) => composition!.services.billing.handleCallback(form));
+    const started = await startSandbox(serviceConfig, database, (form) => composition.services.billing.handleCallback(form));
     sandbox = started.app;
     serviceConfig = { ...serviceConfig, paytr: { ...serviceConfig.paytr, apiBase: started.base, iframeBase: started.base } };
   }
-  composition = buildServices(serviceConfig, database, clock);
+  // The sandbox's callback (above) reaches the billing service through this, built once the sandbox's address is known.
+  const composition: Services = buildServices(serviceConfig, database, clock);
   const s: AppServices = composition.services;
   let actor: Actor | undefined;
   const me = () => {
@@ -180,7 +180,7 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
     },
 
     async close() {
-      await composition?.close();
+      await composition.close();
       await sandbox?.close();
     },
   };
