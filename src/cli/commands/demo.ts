@@ -35,7 +35,11 @@ export const demoCommand: Command = {
         ctx.out(`error: the service does not answer at ${baseUrl}`);
         return 1;
       }
-      api = httpBackend(baseUrl, { onWait: (ms) => ctx.out(`    (rate limited: waiting ${Math.ceil(ms / 1000)} s, as the service asks)`) });
+      api = httpBackend(baseUrl, {
+        // The service's provider is not visible over the API: the local environment says what `npm start` uses.
+        sandboxPayments: ctx.config().paymentProvider === 'sandbox',
+        onWait: (ms) => ctx.out(`    (rate limited: waiting ${Math.ceil(ms / 1000)} s, as the service asks)`),
+      });
     } else {
       const config = ctx.config();
       let database: DatabaseHandle;

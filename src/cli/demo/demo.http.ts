@@ -13,6 +13,8 @@ export function retryAfterMs(header: string | null, now = Date.now()): number {
 }
 
 export interface HttpBackendOptions {
+  /** Whether the service pays on the built-in sandbox (its configuration is not visible over the API). Default: yes. */
+  sandboxPayments?: boolean;
   /** Told about each wait on a 429, before it (so the operator knows why nothing moves). */
   onWait?: (ms: number) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -58,8 +60,7 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
   return {
     where: baseUrl,
     timeTravel: false,
-    // The service's own provider is not known from here; the local configuration says what `npm start` would use.
-    sandboxPayments: true,
+    sandboxPayments: options.sandboxPayments ?? true,
     at: () => {},
 
     async useDemoUser(account) {

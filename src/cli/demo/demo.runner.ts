@@ -33,8 +33,16 @@ export async function runDemo(api: DemoBackend, options: DemoRunOptions): Promis
     const stepStarted = Date.now();
     // Steps happen now unless they say otherwise (the issues' own past, in process).
     api.at(null);
-    const added = await step.run(ctx);
-    api.at(null);
+    let added: string[];
+    try {
+      added = await step.run(ctx);
+    } catch (error) {
+      // What the earlier steps added stays; the next run starts by finding it and completes the rest.
+      options.out(`  ${step.name.padEnd(width)}  failed; run the demo again to complete it from here`);
+      throw error;
+    } finally {
+      api.at(null);
+    }
     result.added.push({ step: step.name, added });
     const took = `(${((Date.now() - stepStarted) / 1000).toFixed(1)} s)`;
     options.out(`  ${step.name.padEnd(width)}  ${added.length ? `added ${added.join('; ')}` : 'nothing to add'} ${took}`);

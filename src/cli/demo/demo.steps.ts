@@ -196,8 +196,9 @@ export const DEMO_STEPS: DemoStep[] = [
       const added: string[] = [];
       const members = await api.listMembers(slug);
       for (const m of DEMO_MEMBERS) {
-        if (await api.ensureUser({ email: m.email, password: DEMO_ACCOUNT.password, display_name: m.name })) added.push(`account ${m.email}`);
+        // A member's account exists; only a missing member costs a sign-up (which the API limits per address).
         if (members.some((x) => x.email === m.email)) continue;
+        if (await api.ensureUser({ email: m.email, password: DEMO_ACCOUNT.password, display_name: m.name })) added.push(`account ${m.email}`);
         await api.addMember(slug, { email: m.email, role: m.role });
         added.push(`${m.name} as ${m.role}`);
       }
