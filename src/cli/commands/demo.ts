@@ -1,10 +1,7 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import { type Command, UsageError } from '../cli.js';
 import type { DemoBackend } from '../demo/demo.backend.js';
-import { httpBackend } from '../demo/demo.http.js';
-import { inProcessBackend } from '../demo/demo.in-process.js';
 import { DEMO_ACCOUNT, DEFAULT_ISSUE_COUNT } from '../demo/demo.plan.js';
-import { runDemo } from '../demo/demo.runner.js';
 
 /**
  * `demo`: a living example workspace. By default in process, through the module services the routes use, on the
@@ -35,6 +32,8 @@ export const demoCommand: Command = {
         ctx.out(`error: the service does not answer at ${baseUrl}`);
         return 1;
       }
+      // Loaded on use: the other commands start without the demo's modules.
+      const { httpBackend } = await import('../demo/demo.http.js');
       api = httpBackend(baseUrl, {
         // The service's provider is not visible over the API: the local environment says what `npm start` uses.
         sandboxPayments: ctx.config().paymentProvider === 'sandbox',
@@ -57,8 +56,10 @@ export const demoCommand: Command = {
         return 1;
       }
       const where = database.kind === 'pglite' ? `the embedded database in ${config.dataDir}` : 'the PostgreSQL database of DATABASE_URL';
+      const { inProcessBackend } = await import('../demo/demo.in-process.js');
       api = await inProcessBackend(config, database, where);
     }
+    const { runDemo } = await import('../demo/demo.runner.js');
     try {
       await runDemo(api, { out: ctx.out });
     } finally {
