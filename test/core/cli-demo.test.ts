@@ -1,56 +1,189 @@
-import { describe, expect, it } from 'vitest';
-import { demoCommand } from '../../src/cli/commands/demo.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { CliContext } from '../../src/cli/cli.js';
+import { demoCommand } from '../../src/cli/commands/demo.js';
+import type { DemoBackend } from '../../src/cli/demo/demo.backend.js';
+import { httpBackend } from '../../src/cli/demo/demo.http.js';
+import { inProcessBackend } from '../../src/cli/demo/demo.in-process.js';
+import { runDemo } from '../../src/cli/demo/demo.runner.js';
+import { DEMO_STEPS } from '../../src/cli/demo/demo.steps.js';
+import { loadConfig } from '../../src/config/config.js';
+import { type DatabaseHandle, type Db, openDatabase } from '../../src/db/database.js';
 import { clientFor } from '../helpers/client.js';
-import { useTestApp } from '../helpers/test-app.js';
+import { openTestDatabase } from '../helpers/databases.js';
+import { startTestApp, useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
+const config = () => loadConfig({ LOG_LEVEL: 'silent' });
+const freshDatabase = () => openTestDatabase({ pgliteTemplate: inject('pgliteTemplate'), postgresTemplate: inject('postgresTemplate') });
 
-function cliContext(): { ctx: CliContext; lines: string[] } {
-  const lines: string[] = [];
-  const c: CliContext = {
-    config: () => ctx().config,
-    out: (line) => lines.push(line),
-    operator: { userId: 'cli', tokenId: 'cli', isInstanceAdmin: true },
-    services: () => Promise.reject(new Error('the demo must only use the HTTP API')),
-    database: () => Promise.reject(new Error('the demo must only use the HTTP API')),
-  };
-  return { ctx: c, lines };
+/** Rows of every table that has a `workspace_id`, for the demo workspace: what "the same data" is compared by. */
+async function counts(db: Db): Promise<Record<string, number>> {
+  const ws = await db.selectFrom('workspaces').select('id').where('slug', '=', 'demo').executeTakeFirstOrThrow();
+  const tables = await sql<{ table_name: string }>`
+    SELECT c.table_name FROM information_schema.columns c
+    JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+    WHERE c.column_name = 'workspace_id' AND c.table_schema = current_schema() ORDER BY c.table_name`.execute(db);
+  const out: Record<string, number> = {};
+  for (const { table_name } of tables.rows) {
+    const row = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table_name)} WHERE workspace_id = ${ws.id}`.execute(db);
+    out[table_name] = row.rows[0]!.n;
+  }
+  return out;
 }
 
-describe('cli demo', () => {
-  it('fills a running service through its API, and a second run changes nothing', async () => {
-    const first = cliContext();
-    expect(await demoCommand.run({ url: ctx().url }, first.ctx)).toBeUndefined();
-    expect(first.lines.join('\n')).toMatch(/subscription active/);
-    expect(first.lines.join('\n')).toMatch(/\d+ breached and \d+ at-risk SLA trackers/);
+async function inProcess(database: DatabaseHandle, lines: string[] = []) {
+  const api = await inProcessBackend(config(), database, 'the test database');
+  return { api, out: (line: string) => lines.push(line), lines };
+}
 
+async function demoOn(database: DatabaseHandle, options: { issueCount?: number; stopAfter?: number; wrap?: (api: DemoBackend) => DemoBackend } = {}) {
+  const lines: string[] = [];
+  const { api } = await inProcess(database, lines);
+  try {
+    const result = await runDemo(options.wrap ? options.wrap(api) : api, { out: (l) => lines.push(l), ...options });
+    return { result, text: lines.join('\n') };
+  } finally {
+    await api.close();
+  }
+}
+
+const addedNothing = (result: Awaited<ReturnType<typeof runDemo>>) => result.added.every((s) => s.added.length === 0);
+
+describe('cli demo, in process', () => {
+  it('fills the database of a running service through the module services, and a second run adds nothing and leaves the same data', async () => {
+    // The service runs on this database (on PostgreSQL that is how it always is): the demo needs no HTTP.
+    const first = await demoOn(ctx().database);
+    expect(first.text).toMatch(/subscription\s+added Pro plan paid on the sandbox's payment page .*subscription active/);
+    expect(first.text).toMatch(/issues, first sprint\s+added 120 issues, \d+ custom values, \d+ comments/);
+    expect(first.text).toMatch(/Done in [\d.]+ s\. Workspace "demo": [1-9]\d* breached and \d+ at-risk SLA trackers now/);
+    const before = await counts(ctx().database.db);
+    expect(before).toMatchObject({ issues: 240, projects: 2, baselines: 2, payments: 1, invoices: 1, workspace_members: 3, webhook_endpoints: 1 });
+
+    // What the API shows: the same records, with two weeks of history behind them.
     const signIn = await clientFor(ctx().url).POST('/api/auth/sign-in/', { body: { email: 'demo@example.com', password: 'demo-password' } });
     const api = clientFor(ctx().url, signIn.data!.token);
     const slug = 'demo';
     const projects = (await api.GET('/api/workspaces/{slug}/projects/', { params: { path: { slug } } })).data!;
     expect(projects.map((p) => p.identifier).sort()).toEqual(['SD', 'WEB']);
     const desk = projects.find((p) => p.identifier === 'SD')!;
-    const issues = await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
-      params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 1 } },
-    });
-    expect(issues.data!.total).toBeGreaterThan(100);
     const baselines = (await api.GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: { slug, projectId: desk.id } } })).data!;
-    expect(baselines).toHaveLength(2);
-    expect((await api.GET('/api/workspaces/{slug}/billing/invoices/', { params: { path: { slug }, query: { offset: 0, per_page: 20 } } })).data!.total).toBe(1);
+    expect(baselines.map((b) => b.name).sort()).toEqual(['Sprint 1 start', 'Sprint 2 start']);
+    const issues = (
+      await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
+        params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 100 } },
+      })
+    ).data!;
+    const ages = issues.results.map((i) => Date.now() - Date.parse(i.created_at));
+    expect(Math.max(...ages)).toBeGreaterThan(5 * 86_400_000);
 
-    const second = cliContext();
-    expect(await demoCommand.run({ url: ctx().url }, second.ctx)).toBe(0);
-    expect(second.lines.join('\n')).toMatch(/already exists.*Nothing changed/);
-    const after = await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
-      params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 1 } },
-    });
-    expect(after.data!.total).toBe(issues.data!.total);
+    const second = await demoOn(ctx().database);
+    expect(addedNothing(second.result)).toBe(true);
+    expect(second.text).toMatch(/The demo was complete: nothing to add/);
+    expect(second.text.match(/nothing to add \(/g)).toHaveLength(DEMO_STEPS.length);
+    expect(await counts(ctx().database.db)).toEqual(before);
+  }, 180_000);
+
+  it('a run that stopped after a step, or crashed in the middle of one, is completed by the next run: the same data as one run', async () => {
+    const straight = await freshDatabase();
+    const resumed = await freshDatabase();
+    try {
+      await demoOn(straight, { issueCount: 24 });
+
+      const stopped = await demoOn(resumed, { issueCount: 24, stopAfter: 6 });
+      expect(stopped.text).toMatch(/Stopped after 6 of \d+ steps; run the demo again to complete it/);
+      // A crash while the second sprint's issues get their custom values: one issue is left half-done.
+      let calls = 0;
+      const crashing = (api: DemoBackend): DemoBackend => ({
+        ...api,
+        setValue: async (...args) => {
+          if (++calls === 30) throw new Error('the process died');
+          return api.setValue(...args);
+        },
+      });
+      await expect(demoOn(resumed, { issueCount: 24, wrap: crashing })).rejects.toThrow('the process died');
+
+      const completed = await demoOn(resumed, { issueCount: 24 });
+      expect(completed.text).toMatch(/account\s+nothing to add/);
+      expect(completed.text).toMatch(/added \d+ issues?, [1-9]\d* custom values?/);
+      expect(addedNothing(completed.result)).toBe(false);
+      expect(await counts(resumed.db)).toEqual(await counts(straight.db));
+
+      const again = await demoOn(resumed, { issueCount: 24 });
+      expect(addedNothing(again.result)).toBe(true);
+    } finally {
+      await straight.close();
+      await resumed.close();
+    }
   }, 120_000);
+});
+
+describe('cli demo, embedded database held by a running service', () => {
+  let holder: ChildProcess | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'wis-demo-lock-'));
+  afterAll(() => {
+    if (holder?.pid) process.kill(holder.pid);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says so, and names the ways out: stop the service, or --url against it', async () => {
+    // Another process holds the folder, as `npm start` does.
+    const module = fileURLToPath(new URL('../../src/db/database.ts', import.meta.url));
+    const code = `const { openPglite } = await import(${JSON.stringify(module)}); await openPglite(${JSON.stringify(dir)}); console.log('ready'); setInterval(() => {}, 60000);`;
+    holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      holder!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      holder!.once('exit', (code) => reject(new Error(`the holder exited (${code})`)));
+    });
+
+    const lines: string[] = [];
+    const cfg = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dir, PORT: '3999' });
+    const cli: CliContext = {
+      config: () => cfg,
+      database: () => openDatabase(cfg),
+      services: () => Promise.reject(new Error('the demo builds its own services')),
+      out: (line) => lines.push(line),
+      operator: { userId: 'cli', tokenId: 'cli', isInstanceAdmin: true, isOperator: true },
+    };
+    expect(await demoCommand.run({}, cli)).toBe(1);
+    const text = lines.join('\n');
+    expect(text).toMatch(new RegExp(`the embedded database in .*${dir.split('/').pop()!} is held by a running service \\(process ${holder.pid}\\)`));
+    expect(text).toMatch(/stop the service/);
+    expect(text).toMatch(/npm run cli -- demo --url http:\/\/127\.0\.0\.1:3999/);
+  }, 120_000);
+});
+
+describe('cli demo --url', () => {
+  it('goes through the API of a running service with a low rate limit, waiting out each 429 by its Retry-After, and completes', async () => {
+    const limited = await startTestApp({ apiRateLimit: 60 });
+    try {
+      const waits: number[] = [];
+      const lines: string[] = [];
+      const api = httpBackend(limited.url, { onWait: (ms) => waits.push(ms) });
+      const { result } = { result: await runDemo(api, { out: (l) => lines.push(l), issueCount: 12 }) };
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits.every((ms) => ms >= 1000 && ms <= 61_000)).toBe(true);
+      expect(lines.join('\n')).toMatch(/Done in/);
+      expect(result.added.find((s) => s.step === 'webhook endpoint')!.added).toHaveLength(1);
+      expect(await counts(limited.database.db)).toMatchObject({ issues: 12, baselines: 2, payments: 1, invoices: 1 });
+
+      const again: string[] = [];
+      const second = await runDemo(httpBackend(limited.url), { out: (l) => again.push(l), issueCount: 12 });
+      expect(addedNothing(second)).toBe(true);
+    } finally {
+      await limited.close();
+    }
+  }, 240_000);
 
   it('says so in one line when the service does not answer', async () => {
-    const c = cliContext();
-    expect(await demoCommand.run({ url: 'http://127.0.0.1:9' }, c.ctx)).toBe(1);
-    expect(c.lines).toEqual([expect.stringMatching(/^error: the service does not answer at http:\/\/127\.0\.0\.1:9/)]);
+    const lines: string[] = [];
+    const cli = { config: () => ctx().config, out: (l: string) => lines.push(l) } as unknown as CliContext;
+    expect(await demoCommand.run({ url: 'http://127.0.0.1:9' }, cli)).toBe(1);
+    expect(lines).toEqual([expect.stringMatching(/^error: the service does not answer at http:\/\/127\.0\.0\.1:9/)]);
   });
 });

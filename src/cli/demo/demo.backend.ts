@@ -1,0 +1,108 @@
+import type { Priority, StateGroup } from './demo.plan.js';
+
+/**
+ * What the demo's steps need from the service, as the API shows it. Two implementations: in process through the
+ * module services the routes use (`demo.in-process.ts`), and over HTTP through the typed client (`demo.http.ts`).
+ * The steps are written once against this seam, so both paths make the same demo and both are resumable.
+ */
+export interface DemoBackend {
+  /** Where the demo goes, for the messages: "the embedded database in ./data", "http://127.0.0.1:3000". */
+  readonly where: string;
+  /**
+   * The instant the next changes are recorded at. In process the demo's issues get a past of two weeks (history,
+   * breached SLA targets, baselines taken days apart); over HTTP the server's clock is used and this is ignored.
+   * `null`: the present.
+   */
+  at(when: Date | null): void;
+  /** Whether changes can be recorded at a past instant (see `at`). */
+  readonly timeTravel: boolean;
+
+  /** Signs the demo user in (creating the account if needed); every later call acts as that user. */
+  useDemoUser(account: { email: string; password: string; display_name: string }): Promise<{ created: boolean }>;
+  /** Creates an account unless one with this e-mail exists; `false` when it existed. */
+  ensureUser(account: { email: string; password: string; display_name: string }): Promise<boolean>;
+
+  getWorkspace(slug: string): Promise<{ id: string; created_at: string } | null>;
+  createWorkspace(input: { name: string; slug: string }): Promise<{ id: string; created_at: string }>;
+  listMembers(slug: string): Promise<{ email: string; role: string }[]>;
+  addMember(slug: string, input: { email: string; role: 'admin' | 'member' | 'guest' }): Promise<void>;
+
+  getSubscription(slug: string): Promise<{ status: string; plan_slug: string } | null>;
+  /** Checkout of a plan and payment on the sandbox provider's page, as a customer would click it. */
+  buyOnSandbox(slug: string, input: { plan_slug: string; billing_interval: 'month' | 'year' }): Promise<{ merchant_oid: string }>;
+  startTrial(slug: string, input: { plan_slug: string }): Promise<void>;
+  /** Whether the payment provider is the built-in sandbox (else the demo starts a trial instead of paying). */
+  readonly sandboxPayments: boolean;
+
+  listCalendars(slug: string): Promise<{ id: string; name: string }[]>;
+  createCalendar(slug: string, input: CalendarInput): Promise<{ id: string; name: string }>;
+  listPolicies(slug: string): Promise<{ id: string; name: string }[]>;
+  createPolicy(slug: string, input: PolicyInput): Promise<{ id: string; name: string }>;
+
+  listProjects(slug: string): Promise<{ id: string; identifier: string; sla_policy_id: string | null }[]>;
+  createProject(
+    slug: string,
+    input: { name: string; identifier: string; description?: string; sla_policy_id?: string | null },
+  ): Promise<{ id: string; identifier: string; sla_policy_id: string | null }>;
+  listStates(slug: string, projectId: string): Promise<StateView[]>;
+  createState(slug: string, projectId: string, input: { name: string; group: StateGroup; pauses_sla?: boolean }): Promise<StateView>;
+
+  listProperties(slug: string, projectId: string): Promise<{ id: string; name: string }[]>;
+  createProperty(
+    slug: string,
+    projectId: string,
+    input: { name: string; type: 'select' | 'number' | 'date' | 'multi_select' | 'checkbox'; options?: string[] },
+  ): Promise<{ id: string; name: string }>;
+
+  /** Every issue of the project (all pages), oldest first. */
+  listIssues(slug: string, projectId: string): Promise<IssueView[]>;
+  createIssue(slug: string, projectId: string, input: { name: string; priority: Priority; state_id: string }): Promise<IssueView>;
+  updateIssue(slug: string, projectId: string, issueId: string, input: { state_id?: string; priority?: Priority }): Promise<IssueView>;
+  listValues(slug: string, projectId: string, issueId: string): Promise<{ property_id: string; value: unknown }[]>;
+  setValue(slug: string, issueId: string, propertyId: string, value: unknown): Promise<void>;
+  listComments(slug: string, projectId: string, issueId: string): Promise<{ body: string }[]>;
+  createComment(slug: string, projectId: string, issueId: string, body: string): Promise<void>;
+
+  listBaselines(slug: string, projectId: string): Promise<{ id: string; name: string }[]>;
+  createBaseline(slug: string, projectId: string, name: string): Promise<{ id: string; name: string }>;
+
+  listWebhooks(slug: string): Promise<{ id: string; url: string; is_active: boolean }[]>;
+  createWebhook(slug: string, input: { url: string; description: string; event_types: string[] }): Promise<{ id: string; url: string; is_active: boolean }>;
+  pauseWebhook(slug: string, id: string): Promise<void>;
+
+  /** The number of breached and at-risk SLA trackers of the workspace now. */
+  slaCounts(slug: string): Promise<{ breached: number; atRisk: number }>;
+
+  close(): Promise<void>;
+}
+
+export interface StateView {
+  id: string;
+  name: string;
+  group: string;
+  sequence: number;
+}
+
+export interface IssueView {
+  id: string;
+  sequence_id: number;
+  name: string;
+  state_id: string;
+  priority: string;
+}
+
+export interface CalendarInput {
+  name: string;
+  time_zone: string;
+  working_hours: { day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'; start: string; end: string }[];
+  holidays: { date: string; name: string; recurring: boolean }[];
+}
+
+export interface PolicyInput {
+  name: string;
+  description?: string;
+  is_default?: boolean;
+  calendar_id?: string | null;
+  at_risk_percent?: number | null;
+  rules: { priority: 'urgent' | 'high' | 'medium' | 'low'; response_time_h: number; resolution_time_h: number }[];
+}

@@ -1,0 +1,322 @@
+import type { DemoBackend, IssueView, StateView } from './demo.backend.js';
+import {
+  BASELINES,
+  CALENDAR,
+  DEMO_ACCOUNT,
+  DEMO_MEMBERS,
+  DEMO_WORKSPACE_NAME,
+  type DemoPlan,
+  type PlannedIssue,
+  POLICIES,
+  type ProjectKey,
+  PROJECTS,
+  PROPERTIES,
+  type PropertyKey,
+  type StateKey,
+  WAITING_STATE,
+  WEBHOOK,
+} from './demo.plan.js';
+
+/**
+ * One step of the demo: it looks at what exists and adds only what is missing, and answers what it added (nothing:
+ * the step was complete). Steps run in order and each finds what it needs by looking it up, so a run may start
+ * after any step an earlier run finished. To add a step, write one here and put it in `DEMO_STEPS` where its data
+ * belongs (after the steps whose records it needs).
+ */
+export interface DemoStep {
+  name: string;
+  run(ctx: DemoContext): Promise<string[]>;
+}
+
+const MINUTE = 60_000;
+
+export class DemoContext {
+  private projectRows?: Map<string, { id: string; identifier: string; sla_policy_id: string | null }>;
+  private stateRows = new Map<ProjectKey, StateView[]>();
+  private propertyIds?: Record<PropertyKey, string>;
+  private matched?: Map<number, IssueView>;
+  private anchor?: Date;
+
+  constructor(
+    readonly api: DemoBackend,
+    readonly plan: DemoPlan,
+    readonly slug: string,
+  ) {}
+
+  /** The instant `offsetMs` into the demo's timeline, which ends just before the workspace was created. */
+  async at(offsetMs: number): Promise<void> {
+    if (!this.api.timeTravel) return;
+    if (!this.anchor) {
+      const ws = await this.api.getWorkspace(this.slug);
+      this.anchor = new Date(ws!.created_at);
+    }
+    this.api.at(new Date(this.anchor.getTime() - this.plan.spanMs - 60 * MINUTE + offsetMs));
+  }
+
+  async project(key: ProjectKey): Promise<{ id: string; sla_policy_id: string | null }> {
+    if (!this.projectRows?.has(key)) this.projectRows = new Map((await this.api.listProjects(this.slug)).map((p) => [p.identifier, p]));
+    const project = this.projectRows.get(key);
+    if (!project) throw new Error(`The demo's project ${key} is missing`);
+    return project;
+  }
+
+  forgetProjects(): void {
+    this.projectRows = undefined;
+  }
+
+  async states(key: ProjectKey, refresh = false): Promise<StateView[]> {
+    if (refresh || !this.stateRows.has(key)) this.stateRows.set(key, await this.api.listStates(this.slug, (await this.project(key)).id));
+    return this.stateRows.get(key)!;
+  }
+
+  /** The state an issue of the plan is in: the first state of its group, or the pausing one. */
+  async stateId(key: ProjectKey, state: StateKey): Promise<string> {
+    const states = await this.states(key);
+    const found =
+      state === 'waiting'
+        ? states.find((s) => s.name === WAITING_STATE.name)
+        : states.filter((s) => s.group === state && s.name !== WAITING_STATE.name).sort((a, b) => a.sequence - b.sequence)[0];
+    if (!found) throw new Error(`The project ${key} has no state for "${state}"`);
+    return found.id;
+  }
+
+  async properties(): Promise<Record<PropertyKey, string>> {
+    if (!this.propertyIds) {
+      const existing = await this.api.listProperties(this.slug, (await this.project('SD')).id);
+      const ids = {} as Record<PropertyKey, string>;
+      for (const p of PROPERTIES) {
+        const found = existing.find((e) => e.name === p.name);
+        if (!found) throw new Error(`The demo's custom property "${p.name}" is missing`);
+        ids[p.key] = found.id;
+      }
+      this.propertyIds = ids;
+    }
+    return this.propertyIds;
+  }
+
+  /**
+   * The existing issue of each planned one: the n-th planned issue of a name in a project is the n-th issue of that
+   * name there (by sequence id). Planned issues without one are missing.
+   */
+  async existingIssues(refresh = false): Promise<Map<number, IssueView>> {
+    if (this.matched && !refresh) return this.matched;
+    const matched = new Map<number, IssueView>();
+    for (const { key } of PROJECTS) {
+      const byName = new Map<string, IssueView[]>();
+      const issues = await this.api.listIssues(this.slug, (await this.project(key)).id);
+      for (const issue of issues.sort((a, b) => a.sequence_id - b.sequence_id)) {
+        byName.set(issue.name, [...(byName.get(issue.name) ?? []), issue]);
+      }
+      for (const planned of this.plan.issues.filter((i) => i.project === key)) {
+        const next = byName.get(planned.name)?.shift();
+        if (next) matched.set(planned.index, next);
+      }
+    }
+    this.matched = matched;
+    return matched;
+  }
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Creates what is missing of the planned issues `from` .. `to` (exclusive): the issue, its custom values, its comment. */
+async function completeIssues(ctx: DemoContext, from: number, to: number): Promise<string[]> {
+  const { api, slug } = ctx;
+  const existing = await ctx.existingIssues(true);
+  const props = await ctx.properties();
+  let created = 0;
+  let values = 0;
+  let comments = 0;
+  for (const planned of ctx.plan.issues.slice(from, to)) {
+    const project = await ctx.project(planned.project);
+    let issue = existing.get(planned.index);
+    const isNew = !issue;
+    if (!issue) {
+      await ctx.at(planned.offsetMs);
+      issue = await api.createIssue(slug, project.id, {
+        name: planned.name,
+        priority: planned.priority,
+        state_id: await ctx.stateId(planned.project, planned.state),
+      });
+      existing.set(planned.index, issue);
+      created++;
+    }
+    // A new issue has nothing yet; an existing one is checked (a run may have stopped between its parts).
+    const plannedValues = Object.entries(planned.values) as [PropertyKey, unknown][];
+    if (plannedValues.length) {
+      const have = isNew
+        ? new Set<string>()
+        : new Set((await api.listValues(slug, project.id, issue.id)).filter((v) => v.value !== null).map((v) => v.property_id));
+      await ctx.at(planned.offsetMs + MINUTE);
+      for (const [key, value] of plannedValues) {
+        if (have.has(props[key])) continue;
+        await api.setValue(slug, issue.id, props[key], value);
+        values++;
+      }
+    }
+    if (planned.comment && (isNew || !(await api.listComments(slug, project.id, issue.id)).some((c) => c.body === planned.comment))) {
+      await ctx.at(planned.offsetMs + 30 * MINUTE);
+      await api.createComment(slug, project.id, issue.id, planned.comment);
+      comments++;
+    }
+  }
+  return created || values || comments ? [`${plural(created, 'issue')}, ${plural(values, 'custom value')}, ${plural(comments, 'comment')}`] : [];
+}
+
+async function ensureBaseline(ctx: DemoContext, index: 0 | 1): Promise<string[]> {
+  const name = BASELINES[index];
+  const project = await ctx.project('SD');
+  if ((await ctx.api.listBaselines(ctx.slug, project.id)).some((b) => b.name === name)) return [];
+  await ctx.at(ctx.plan.baselineOffsetsMs[index]);
+  await ctx.api.createBaseline(ctx.slug, project.id, name);
+  return [`baseline "${name}" of Service Desk`];
+}
+
+const laterOf = (planned: PlannedIssue) => planned.later!;
+
+export const DEMO_STEPS: DemoStep[] = [
+  {
+    name: 'account',
+    run: async ({ api }) => {
+      const { created } = await api.useDemoUser({ email: DEMO_ACCOUNT.email, password: DEMO_ACCOUNT.password, display_name: DEMO_ACCOUNT.displayName });
+      return created ? [`account ${DEMO_ACCOUNT.email}`] : [];
+    },
+  },
+  {
+    name: 'workspace',
+    run: async ({ api, slug }) => {
+      if (await api.getWorkspace(slug)) return [];
+      await api.createWorkspace({ name: DEMO_WORKSPACE_NAME, slug });
+      return [`workspace "${slug}" (${DEMO_WORKSPACE_NAME})`];
+    },
+  },
+  {
+    name: 'members',
+    run: async ({ api, slug }) => {
+      const added: string[] = [];
+      const members = await api.listMembers(slug);
+      for (const m of DEMO_MEMBERS) {
+        // A member's account exists; only a missing member costs a sign-up (which the API limits per address).
+        if (members.some((x) => x.email === m.email)) continue;
+        if (await api.ensureUser({ email: m.email, password: DEMO_ACCOUNT.password, display_name: m.name })) added.push(`account ${m.email}`);
+        await api.addMember(slug, { email: m.email, role: m.role });
+        added.push(`${m.name} as ${m.role}`);
+      }
+      return added;
+    },
+  },
+  {
+    name: 'subscription',
+    run: async ({ api, slug }) => {
+      const current = await api.getSubscription(slug);
+      if (current && ['active', 'trialing'].includes(current.status)) return [];
+      if (api.sandboxPayments) {
+        const { merchant_oid } = await api.buyOnSandbox(slug, { plan_slug: 'pro', billing_interval: 'month' });
+        const after = await api.getSubscription(slug);
+        return [`Pro plan paid on the sandbox's payment page (order ${merchant_oid}): subscription ${after?.status ?? 'missing'}, with its invoice`];
+      }
+      await api.startTrial(slug, { plan_slug: 'pro' });
+      return ['Pro trial (the payment provider is not the sandbox, so nothing was paid)'];
+    },
+  },
+  {
+    name: 'SLA calendar and policies',
+    run: async ({ api, slug }) => {
+      const added: string[] = [];
+      let calendar = (await api.listCalendars(slug)).find((c) => c.name === CALENDAR.name);
+      if (!calendar) {
+        calendar = await api.createCalendar(slug, CALENDAR);
+        added.push(`calendar "${CALENDAR.name}"`);
+      }
+      const policies = await api.listPolicies(slug);
+      for (const policy of [{ ...POLICIES.standard, calendar_id: calendar.id }, POLICIES.live]) {
+        if (policies.some((p) => p.name === policy.name)) continue;
+        await api.createPolicy(slug, { ...policy, rules: [...policy.rules] });
+        added.push(`policy "${policy.name}"`);
+      }
+      return added;
+    },
+  },
+  {
+    name: 'projects',
+    run: async (ctx) => {
+      const { api, slug } = ctx;
+      const added: string[] = [];
+      const existing = await api.listProjects(slug);
+      const policies = await api.listPolicies(slug);
+      for (const p of PROJECTS) {
+        if (existing.some((e) => e.identifier === p.identifier)) continue;
+        const policyId = p.policy ? (policies.find((x) => x.name === POLICIES[p.policy].name)?.id ?? null) : null;
+        await api.createProject(slug, { name: p.name, identifier: p.identifier, description: p.description, sla_policy_id: policyId });
+        added.push(`project ${p.name} (${p.identifier})`);
+      }
+      ctx.forgetProjects();
+      return added;
+    },
+  },
+  {
+    name: 'states',
+    run: async (ctx) => {
+      const states = await ctx.states('SD', true);
+      if (states.some((s) => s.name === WAITING_STATE.name)) return [];
+      await ctx.api.createState(ctx.slug, (await ctx.project('SD')).id, { ...WAITING_STATE });
+      await ctx.states('SD', true);
+      return [`state "${WAITING_STATE.name}" of Service Desk (pauses the SLA clock)`];
+    },
+  },
+  {
+    name: 'custom properties',
+    run: async (ctx) => {
+      const { api, slug } = ctx;
+      const projectId = (await ctx.project('SD')).id;
+      const existing = await api.listProperties(slug, projectId);
+      const added: string[] = [];
+      for (const p of PROPERTIES) {
+        if (existing.some((e) => e.name === p.name)) continue;
+        await api.createProperty(slug, projectId, { name: p.name, type: p.type, ...('options' in p ? { options: [...p.options] } : {}) });
+        added.push(`"${p.name}" (${p.type})`);
+      }
+      return added;
+    },
+  },
+  { name: 'issues, first sprint', run: (ctx) => completeIssues(ctx, 0, ctx.plan.firstHalf) },
+  { name: BASELINES[0], run: (ctx) => ensureBaseline(ctx, 0) },
+  {
+    name: 'the sprint moves on',
+    run: async (ctx) => {
+      const existing = await ctx.existingIssues(true);
+      let changed = 0;
+      let n = 0;
+      for (const planned of ctx.plan.issues.slice(0, ctx.plan.firstHalf).filter((i) => i.later)) {
+        const issue = existing.get(planned.index);
+        if (!issue) throw new Error(`The demo's issue "${planned.name}" is missing`);
+        const later = laterOf(planned);
+        const project = await ctx.project(planned.project);
+        const stateId = await ctx.stateId(planned.project, later.state);
+        const patch = {
+          ...(issue.state_id !== stateId ? { state_id: stateId } : {}),
+          ...(later.priority && issue.priority !== later.priority ? { priority: later.priority } : {}),
+        };
+        n++;
+        if (Object.keys(patch).length === 0) continue;
+        await ctx.at(ctx.plan.laterOffsetMs + n * 5 * MINUTE);
+        await ctx.api.updateIssue(ctx.slug, project.id, issue.id, patch);
+        changed++;
+      }
+      return changed ? [`${plural(changed, 'issue')} started, finished or escalated`] : [];
+    },
+  },
+  { name: 'issues, second sprint', run: (ctx) => completeIssues(ctx, ctx.plan.firstHalf, ctx.plan.issues.length) },
+  { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },
+  {
+    name: 'webhook endpoint',
+    run: async ({ api, slug }) => {
+      const existing = (await api.listWebhooks(slug)).find((w) => w.url === WEBHOOK.url);
+      if (existing && !existing.is_active) return [];
+      // Created, then paused (creation makes it active): a run stopped in between pauses it the next time.
+      const endpoint = existing ?? (await api.createWebhook(slug, WEBHOOK));
+      await api.pauseWebhook(slug, endpoint.id);
+      return [existing ? `endpoint ${WEBHOOK.url} paused` : `endpoint ${WEBHOOK.url} for every event, paused`];
+    },
+  },
+];
