@@ -48,3 +48,15 @@ export function ActionForm({
     </>
   );
 }
+
+/** "New …" under a list: a heading and a one-row form, its error under the row. */
+export function CreateForm({ title, action, submit, children }: { title: string; action: FormAction; submit: string; children: ComponentChildren }) {
+  return (
+    <>
+      <h2>{title}</h2>
+      <ActionForm class="inline" action={action} submit={submit} problem="outside">
+        {children}
+      </ActionForm>
+    </>
+  );
+}

@@ -5,6 +5,7 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { byId, DataTable } from '../components/data-table.js';
 import { Card, Facts } from '../components/facts.js';
 import { PageOf } from '../components/list-view.js';
+import { SelectField } from '../components/options.js';
 import { Badge, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 const limit = (n: number) => (n === -1 ? 'unlimited' : String(n));
@@ -154,25 +155,15 @@ export function Billing({ slug }: { slug: string }) {
       <ProblemView error={trial.error} />
       <h2>Checkout</h2>
       <ActionForm class="inline" action={checkout} submit="Go to payment" problem="outside">
-        <Field label="Plan">
-          {(id) => (
-            <select id={id} name="plan_slug">
-              {buyable.map((p) => (
-                <option key={p.slug} value={p.slug}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Billing interval">
-          {(id) => (
-            <select id={id} name="billing_interval">
-              <option value="month">Monthly</option>
-              <option value="year">Yearly</option>
-            </select>
-          )}
-        </Field>
+        <SelectField label="Plan" name="plan_slug" items={buyable.map((p) => [p.slug, p.name] as const)} />
+        <SelectField
+          label="Billing interval"
+          name="billing_interval"
+          items={[
+            ['month', 'Monthly'],
+            ['year', 'Yearly'],
+          ]}
+        />
         <Field label="Coupon code">{(id) => <input id={id} name="coupon_code" autocomplete="off" />}</Field>
       </ActionForm>
       {session ? (

@@ -4,6 +4,7 @@ import { type Answer, api, unwrap } from '../api.js';
 import { Link } from '../router.js';
 import { ActionForm } from '../components/action-form.js';
 import { EditableCards } from '../components/editable-cards.js';
+import { Options } from '../components/options.js';
 import { Empty, errorsAt, Field, FieldErrors, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 type Calendar = Answer<'listSlaCalendars'>[number];
@@ -84,11 +85,7 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
               <Field label={`Day (${i + 1})`} errors={at(`/working_hours/${i}/day`)}>
                 {(id, by) => (
                   <select id={id} value={h.day} aria-describedby={by} onChange={(e) => setHours(i, { day: e.currentTarget.value as Hours['day'] })}>
-                    {DAYS.map((day) => (
-                      <option key={day} value={day}>
-                        {day}
-                      </option>
-                    ))}
+                    <Options items={DAYS} />
                   </select>
                 )}
               </Field>

@@ -4,6 +4,7 @@ import { Link } from '../router.js';
 import { ActionForm } from '../components/action-form.js';
 import { EditableCards } from '../components/editable-cards.js';
 import { PageOf } from '../components/list-view.js';
+import { SelectField } from '../components/options.js';
 import { Badge, errorsAt, Field, formValues, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 const REFRESH_MS = 10_000;
@@ -124,20 +125,15 @@ function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?
       <Field label="Description">{(id) => <input id={id} name="description" defaultValue={policy?.description ?? ''} />}</Field>
       <Field label="Workspace default">{(id) => <input id={id} name="is_default" type="checkbox" defaultChecked={policy?.is_default ?? false} />}</Field>
       <div class="row">
-        <Field label="Calendar" hint="working time the clocks count; none: all time counts" errors={at('/calendar_id')}>
-          {(id, d) => (
-            <select id={id} name="calendar_id" aria-describedby={d}>
-              <option value="" selected={!policy?.calendar_id}>
-                None (24/7)
-              </option>
-              {calendars.map((c) => (
-                <option key={c.id} value={c.id} selected={policy?.calendar_id === c.id}>
-                  {c.name} ({c.time_zone})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Calendar"
+          hint="working time the clocks count; none: all time counts"
+          errors={at('/calendar_id')}
+          name="calendar_id"
+          all="None (24/7)"
+          items={calendars.map((c) => [c.id, `${c.name} (${c.time_zone})`] as const)}
+          selected={policy?.calendar_id ?? ''}
+        />
         <Field label="At risk at (%)" hint="1–99; empty: no at-risk warning" errors={at('/at_risk_percent')}>
           {(id, d) => (
             <input

@@ -2,6 +2,7 @@
 import { type Answer, api, STATE_GROUPS, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { EditableCards } from '../components/editable-cards.js';
+import { SelectField } from '../components/options.js';
 import { Badge, errorsAt, Field, formValues, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 type State = Answer<'listStates'>[number];
@@ -27,17 +28,7 @@ function StateForm({ slug, projectId, state, onDone }: { slug: string; projectId
       <Field label="State name" errors={at('/name')}>
         {(id, by) => <input id={id} name="name" required defaultValue={state?.name ?? ''} aria-describedby={by} />}
       </Field>
-      <Field label="Group" errors={at('/group')}>
-        {(id, by) => (
-          <select id={id} name="group" aria-describedby={by}>
-            {STATE_GROUPS.map((g) => (
-              <option key={g} value={g} selected={(state?.group ?? 'started') === g}>
-                {g}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectField label="Group" name="group" items={STATE_GROUPS} selected={state?.group ?? 'started'} errors={at('/group')} />
       <Field label="Colour" errors={at('/color')}>
         {(id, by) => <input id={id} name="color" type="color" defaultValue={(state?.color ?? '#6B7280').toLowerCase()} aria-describedby={by} />}
       </Field>

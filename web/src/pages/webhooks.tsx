@@ -7,6 +7,7 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { byId, DataTable } from '../components/data-table.js';
 import { Facts } from '../components/facts.js';
 import { CardList, PageOf } from '../components/list-view.js';
+import { SelectField } from '../components/options.js';
 import { Badge, Empty, errorsAt, Field, FieldErrors, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 type Webhook = Answer<'listWebhooks'>[number];
@@ -269,18 +270,7 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
       </Show>
       <h2>Delivery log</h2>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Status">
-          {(id) => (
-            <select id={id} value={status ?? ''} onChange={(e) => setQuery({ status: e.currentTarget.value, offset: 0 })}>
-              <option value="">All</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Status" all="All" items={STATUSES} value={status ?? ''} onChange={(v) => setQuery({ status: v, offset: 0 })} />
         <button type="button" class="secondary" onClick={() => void log.reload()} disabled={log.loading}>
           Refresh
         </button>

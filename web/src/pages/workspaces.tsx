@@ -1,6 +1,6 @@
 import { api, unwrap } from '../api.js';
 import { Link, navigate } from '../router.js';
-import { ActionForm } from '../components/action-form.js';
+import { CreateForm } from '../components/action-form.js';
 import { CardList } from '../components/list-view.js';
 import { Field, formValues, PageTitle, useAction, useLoad } from '../ui.js';
 
@@ -21,13 +21,12 @@ export function Workspaces() {
           </>
         )}
       </CardList>
-      <h2>New workspace</h2>
-      <ActionForm class="inline" action={create} submit="Create workspace" problem="outside">
+      <CreateForm title="New workspace" action={create} submit="Create workspace">
         <Field label="Workspace name">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Slug" hint="lower case letters, digits and dashes">
           {(id) => <input id={id} name="slug" required pattern="[a-z0-9][a-z0-9-]{1,47}" />}
         </Field>
-      </ActionForm>
+      </CreateForm>
     </section>
   );
 }
@@ -54,14 +53,13 @@ export function Projects({ slug }: { slug: string }) {
           </>
         )}
       </CardList>
-      <h2>New project</h2>
-      <ActionForm class="inline" action={create} submit="Create project" problem="outside">
+      <CreateForm title="New project" action={create} submit="Create project">
         <Field label="Project name">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Identifier" hint="e.g. WEB (capital letters and digits)">
           {(id) => <input id={id} name="identifier" required pattern="[A-Z][A-Z0-9]{0,9}" />}
         </Field>
         <Field label="Description">{(id) => <input id={id} name="description" />}</Field>
-      </ActionForm>
+      </CreateForm>
     </section>
   );
 }

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
+import { Options } from '../../components/options.js';
 import { Link } from '../../router.js';
 import { Empty, Field, Show, useAction, useLoad } from '../../ui.js';
 
@@ -63,12 +64,7 @@ function ValueEditor({
     case 'select':
       control = (id: string) => (
         <select id={id} value={typeof draft === 'string' ? draft : ''} onChange={(e) => setDraft(e.currentTarget.value || null)}>
-          <option value="">—</option>
-          {options.map((o) => (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ))}
+          <Options all="—" items={options} />
         </select>
       );
       break;

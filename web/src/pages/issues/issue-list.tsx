@@ -1,8 +1,9 @@
 /** The issues of a project: filters, sort and page size in the URL, custom values as columns. */
 import { api, PRIORITIES, STATE_GROUPS, unwrap } from '../../api.js';
 import { byId, type Column, DataTable } from '../../components/data-table.js';
+import { SelectField } from '../../components/options.js';
 import { Link, navigate } from '../../router.js';
-import { Empty, Field, PageTitle, Pager, Show, useLoad } from '../../ui.js';
+import { Empty, PageTitle, Pager, Show, useLoad } from '../../ui.js';
 
 type Value = unknown;
 const PER_PAGES = [20, 50, 100];
@@ -85,64 +86,24 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
         Issues
       </PageTitle>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Field label="State group">
-          {(id) => (
-            <select id={id} value={stateGroup} onChange={(e) => setQuery({ state_group: e.currentTarget.value, offset: 0 })}>
-              <option value="">All</option>
-              {STATE_GROUPS.map((g) => (
-                <option key={g} value={g}>
-                  {g}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Priority">
-          {(id) => (
-            <select id={id} value={priority} onChange={(e) => setQuery({ priority: e.currentTarget.value, offset: 0 })}>
-              <option value="">All</option>
-              {PRIORITIES.map((p) => (
-                <option key={p} value={p}>
-                  {p}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Sort by">
-          {(id) => (
-            <select id={id} value={sortKey} onChange={(e) => setQuery({ order_by: `${descending ? '-' : ''}${e.currentTarget.value}`, offset: 0 })}>
-              {sorts.map(([k, label]) => (
-                <option key={k} value={k}>
-                  {k.startsWith('custom.') ? `${label} (custom)` : label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Order">
-          {(id) => (
-            <select
-              id={id}
-              value={descending ? 'desc' : 'asc'}
-              onChange={(e) => setQuery({ order_by: `${e.currentTarget.value === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}
-            >
-              <option value="asc">Ascending</option>
-              <option value="desc">Descending</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Per page">
-          {(id) => (
-            <select id={id} value={String(perPage)} onChange={(e) => setQuery({ per_page: e.currentTarget.value, offset: 0 })}>
-              {PER_PAGES.map((n) => (
-                <option key={n} value={String(n)}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="State group" all="All" items={STATE_GROUPS} value={stateGroup} onChange={(v) => setQuery({ state_group: v, offset: 0 })} />
+        <SelectField label="Priority" all="All" items={PRIORITIES} value={priority} onChange={(v) => setQuery({ priority: v, offset: 0 })} />
+        <SelectField
+          label="Sort by"
+          items={sorts.map(([k, label]) => [k, k.startsWith('custom.') ? `${label} (custom)` : label] as const)}
+          value={sortKey}
+          onChange={(v) => setQuery({ order_by: `${descending ? '-' : ''}${v}`, offset: 0 })}
+        />
+        <SelectField
+          label="Order"
+          items={[
+            ['asc', 'Ascending'],
+            ['desc', 'Descending'],
+          ]}
+          value={descending ? 'desc' : 'asc'}
+          onChange={(v) => setQuery({ order_by: `${v === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}
+        />
+        <SelectField label="Per page" items={PER_PAGES} value={String(perPage)} onChange={(v) => setQuery({ per_page: v, offset: 0 })} />
       </form>
       <Show state={page}>
         {({ issues, values, properties }) =>

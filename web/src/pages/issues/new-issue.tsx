@@ -1,6 +1,7 @@
 /** A new issue: title, description, priority and state; on success its page. */
 import { api, PRIORITIES, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
+import { SelectField } from '../../components/options.js';
 import { navigate } from '../../router.js';
 import { Field, formValues, PageTitle, useAction, useLoad } from '../../ui.js';
 
@@ -30,30 +31,13 @@ export function NewIssue({ slug, projectId }: { slug: string; projectId: string 
       <ActionForm action={create} submit="Create issue">
         <Field label="Title">{(id) => <input id={id} name="name" required />}</Field>
         <Field label="Description">{(id) => <textarea id={id} name="description" rows={4} />}</Field>
-        <Field label="Priority">
-          {(id) => (
-            <select id={id} name="priority">
-              {PRIORITIES.map((p) => (
-                <option key={p} value={p} selected={p === 'none'}>
-                  {p}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="State">
-          {(id) => (
-            <select id={id} name="state_id">
-              <option value="">Default (Backlog)</option>
-              {states.data?.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                  {s.pauses_sla ? ' (pauses SLA)' : ''}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Priority" name="priority" items={PRIORITIES} selected="none" />
+        <SelectField
+          label="State"
+          name="state_id"
+          all="Default (Backlog)"
+          items={(states.data ?? []).map((s) => [s.id, `${s.name}${s.pauses_sla ? ' (pauses SLA)' : ''}`] as const)}
+        />
       </ActionForm>
     </section>
   );

@@ -1,7 +1,8 @@
 /** The custom properties of a project (section 9): the list and a new one. */
 import { api, unwrap } from '../../api.js';
-import { ActionForm } from '../../components/action-form.js';
+import { CreateForm } from '../../components/action-form.js';
 import { CardList } from '../../components/list-view.js';
+import { SelectField } from '../../components/options.js';
 import { Field, formValues, PageTitle, useAction, useLoad } from '../../ui.js';
 
 const TYPES = ['text', 'number', 'date', 'select', 'multi_select', 'checkbox', 'url'] as const;
@@ -46,25 +47,14 @@ export function Properties({ slug, projectId }: { slug: string; projectId: strin
           </>
         )}
       </CardList>
-      <h2>New property</h2>
-      <ActionForm class="inline" action={create} submit="Add property" problem="outside">
+      <CreateForm title="New property" action={create} submit="Add property">
         <Field label="Property name">{(id) => <input id={id} name="name" required />}</Field>
-        <Field label="Type">
-          {(id) => (
-            <select id={id} name="type">
-              {TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Type" name="type" items={TYPES} />
         <Field label="Options" hint="select types: comma-separated">
           {(id) => <input id={id} name="options" />}
         </Field>
         <Field label="Required">{(id) => <input id={id} name="is_required" type="checkbox" />}</Field>
-      </ActionForm>
+      </CreateForm>
     </section>
   );
 }

@@ -18,39 +18,58 @@ export function duration(seconds: number): string {
   return seconds < 0 ? `${text} overdue` : `${text} left`;
 }
 
+/** One target (response or resolution): when it is due, breached / met / open, and the working time left. */
+function Target({
+  label,
+  due,
+  breached,
+  met,
+  remaining,
+}: {
+  label: 'response' | 'resolution';
+  due: string;
+  breached: boolean;
+  met: string | null;
+  remaining: number | null;
+}) {
+  return (
+    <div>
+      <dt>{label === 'response' ? 'Response due' : 'Resolution due'}</dt>
+      <dd>
+        {when(due)}{' '}
+        {breached ? (
+          <Badge tone="bad">{label} breached</Badge>
+        ) : met ? (
+          <Badge tone="ok">
+            {label === 'response' ? 'responded' : 'resolved'} {when(met)}
+          </Badge>
+        ) : (
+          <Badge tone="info">open</Badge>
+        )}
+        {remaining === null ? null : <span class="muted"> · {duration(remaining)} of working time</span>}
+      </dd>
+    </div>
+  );
+}
+
 function TrackerView({ tracker }: { tracker: Tracker }) {
   if (!tracker) return <Empty>No SLA applies to this issue (no policy, or no rule for its priority).</Empty>;
-  const remaining = (seconds: number | null) => (seconds === null ? null : <span class="muted"> · {duration(seconds)} of working time</span>);
   return (
     <dl class="sla">
-      <div>
-        <dt>Response due</dt>
-        <dd>
-          {when(tracker.response_due_at)}{' '}
-          {tracker.response_breached ? (
-            <Badge tone="bad">response breached</Badge>
-          ) : tracker.responded_at ? (
-            <Badge tone="ok">responded {when(tracker.responded_at)}</Badge>
-          ) : (
-            <Badge tone="info">open</Badge>
-          )}
-          {remaining(tracker.response_remaining_seconds)}
-        </dd>
-      </div>
-      <div>
-        <dt>Resolution due</dt>
-        <dd>
-          {when(tracker.resolution_due_at)}{' '}
-          {tracker.resolution_breached ? (
-            <Badge tone="bad">resolution breached</Badge>
-          ) : tracker.resolved_at ? (
-            <Badge tone="ok">resolved {when(tracker.resolved_at)}</Badge>
-          ) : (
-            <Badge tone="info">open</Badge>
-          )}
-          {remaining(tracker.resolution_remaining_seconds)}
-        </dd>
-      </div>
+      <Target
+        label="response"
+        due={tracker.response_due_at}
+        breached={tracker.response_breached}
+        met={tracker.responded_at}
+        remaining={tracker.response_remaining_seconds}
+      />
+      <Target
+        label="resolution"
+        due={tracker.resolution_due_at}
+        breached={tracker.resolution_breached}
+        met={tracker.resolved_at}
+        remaining={tracker.resolution_remaining_seconds}
+      />
       {tracker.paused ? <Badge tone="warn">paused: the clocks wait while the issue is in a pausing state</Badge> : null}{' '}
       {tracker.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
       <small class="muted">{tracker.calendar_id ? 'Counted in working hours of the policy calendar' : 'Counted around the clock (no calendar)'}</small>
