@@ -162,6 +162,7 @@ export function Pager({
   total,
   onPage,
   label = 'Pages',
+  always = false,
 }: {
   offset: number;
   perPage: number;
@@ -169,8 +170,10 @@ export function Pager({
   total: number;
   onPage: (offset: number) => void;
   label?: string;
+  /** Show it even when one page holds everything. */
+  always?: boolean;
 }) {
-  if (total <= perPage && offset === 0) return null;
+  if (!always && total <= perPage && offset === 0) return null;
   return (
     <nav class="pager" aria-label={label}>
       <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - perPage))}>

@@ -1,9 +1,10 @@
 import { api, setToken, unwrap } from '../api.js';
 import { Link, navigate } from '../router.js';
-import { Field, formValues, PageTitle, ProblemView, useAction } from '../ui.js';
+import { ActionForm } from '../components/action-form.js';
+import { Field, formValues, PageTitle, useAction } from '../ui.js';
 
 export function SignIn() {
-  const { busy, error, run } = useAction(async (form: HTMLFormElement) => {
+  const action = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const { token } = await unwrap(api().POST('/api/auth/sign-in/', { body: { email: v.email ?? '', password: v.password ?? '' } }));
     setToken(token);
@@ -12,19 +13,10 @@ export function SignIn() {
   return (
     <section class="narrow">
       <PageTitle>Sign in</PageTitle>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run(e.currentTarget);
-        }}
-      >
+      <ActionForm action={action} submit="Sign in" busyLabel="Signing in…">
         <Field label="E-mail">{(id) => <input id={id} name="email" type="email" autocomplete="email" required />}</Field>
         <Field label="Password">{(id) => <input id={id} name="password" type="password" autocomplete="current-password" required />}</Field>
-        <ProblemView error={error} />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
+      </ActionForm>
       <p>
         No account? <Link to="/sign-up">Sign up</Link>
       </p>
@@ -33,7 +25,7 @@ export function SignIn() {
 }
 
 export function SignUp() {
-  const { busy, error, run } = useAction(async (form: HTMLFormElement) => {
+  const action = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const { token } = await unwrap(
       api().POST('/api/auth/sign-up/', { body: { email: v.email ?? '', password: v.password ?? '', display_name: v.display_name ?? '' } }),
@@ -44,22 +36,13 @@ export function SignUp() {
   return (
     <section class="narrow">
       <PageTitle>Sign up</PageTitle>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run(e.currentTarget);
-        }}
-      >
+      <ActionForm action={action} submit="Create account" busyLabel="Creating account…">
         <Field label="Name">{(id) => <input id={id} name="display_name" autocomplete="name" required />}</Field>
         <Field label="E-mail">{(id) => <input id={id} name="email" type="email" autocomplete="email" required />}</Field>
         <Field label="Password" hint="At least 8 characters">
           {(id) => <input id={id} name="password" type="password" autocomplete="new-password" required />}
         </Field>
-        <ProblemView error={error} />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Creating account…' : 'Create account'}
-        </button>
-      </form>
+      </ActionForm>
       <p>
         Have an account? <Link to="/sign-in">Sign in</Link>
       </p>

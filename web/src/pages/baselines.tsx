@@ -1,6 +1,9 @@
 import { api, PRIORITIES, STATE_GROUPS, unwrap, when } from '../api.js';
 import { Link, navigate } from '../router.js';
-import { Empty, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import type { ComponentChildren } from 'preact';
+import { ActionForm } from '../components/action-form.js';
+import { CardList } from '../components/list-view.js';
+import { Empty, Field, formValues, PageTitle, Show, useAction, useLoad } from '../ui.js';
 
 export function Baselines({ slug, projectId }: { slug: string; projectId: string }) {
   const list = useLoad(
@@ -19,37 +22,19 @@ export function Baselines({ slug, projectId }: { slug: string; projectId: string
   return (
     <section>
       <PageTitle>Baselines</PageTitle>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void take.run(e.currentTarget);
-        }}
-      >
+      <ActionForm class="inline" action={take} submit="Take baseline" problem="outside">
         <Field label="Baseline name">{(id) => <input id={id} name="name" required />}</Field>
-        <button type="submit" disabled={take.busy}>
-          Take baseline
-        </button>
-      </form>
-      <ProblemView error={take.error} />
-      <Show state={list}>
-        {(items) =>
-          items.length ? (
-            <ul class="cards">
-              {items.map((b) => (
-                <li key={b.id}>
-                  <Link to={`/w/${slug}/p/${projectId}/baselines/${b.id}`}>{b.name}</Link>{' '}
-                  <span class="muted">
-                    {when(b.snapshot_at)} · {b.total_issues} issues, {b.completed_issues} completed
-                  </span>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>No baselines yet: take one to compare the project against later.</Empty>
-          )
-        }
-      </Show>
+      </ActionForm>
+      <CardList state={list} empty="No baselines yet: take one to compare the project against later.">
+        {(b) => (
+          <>
+            <Link to={`/w/${slug}/p/${projectId}/baselines/${b.id}`}>{b.name}</Link>{' '}
+            <span class="muted">
+              {when(b.snapshot_at)} · {b.total_issues} issues, {b.completed_issues} completed
+            </span>
+          </>
+        )}
+      </CardList>
     </section>
   );
 }
@@ -101,6 +86,36 @@ function BarChart({ title, keys, before, now }: { title: string; keys: readonly 
   );
 }
 
+/** One column of the deviation: its count, and the first items (or None). */
+function Change<T extends { id: string }>({
+  title,
+  count,
+  items,
+  children,
+}: {
+  title: string;
+  count: number;
+  items: T[];
+  children: (item: T) => ComponentChildren;
+}) {
+  return (
+    <div>
+      <h2>
+        {title} ({count})
+      </h2>
+      {items.length ? (
+        <ul>
+          {items.map((i) => (
+            <li key={i.id}>{children(i)}</li>
+          ))}
+        </ul>
+      ) : (
+        <Empty>None.</Empty>
+      )}
+    </div>
+  );
+}
+
 export function Deviation({ slug, projectId, baselineId }: { slug: string; projectId: string; baselineId: string }) {
   const dev = useLoad(
     () => unwrap(api().GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug, baselineId }, query: { items_limit: 50 } } })),
@@ -127,57 +142,36 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
               <BarChart title="Priorities" keys={PRIORITIES} before={d.baseline.priority_breakdown} now={d.current_priority_breakdown} />
             </div>
             <div class="grid3">
-              <div>
-                <h2>Added ({d.added.count})</h2>
-                {d.added.items.length ? (
-                  <ul>
-                    {d.added.items.map((i) => (
-                      <li key={i.id}>
-                        {issueLink(i)}{' '}
-                        <span class="muted">
-                          {i.state_group}, {i.priority}
-                        </span>
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <Empty>None.</Empty>
+              <Change title="Added" count={d.added.count} items={d.added.items}>
+                {(i) => (
+                  <>
+                    {issueLink(i)}{' '}
+                    <span class="muted">
+                      {i.state_group}, {i.priority}
+                    </span>
+                  </>
                 )}
-              </div>
-              <div>
-                <h2>Removed ({d.removed.count})</h2>
-                {d.removed.items.length ? (
-                  <ul>
-                    {d.removed.items.map((i) => (
-                      <li key={i.id}>
-                        #{i.sequence_id} {i.name}{' '}
-                        <span class="muted">
-                          {i.state_group}, {i.priority}
-                        </span>
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <Empty>None.</Empty>
+              </Change>
+              <Change title="Removed" count={d.removed.count} items={d.removed.items}>
+                {(i) => (
+                  <>
+                    #{i.sequence_id} {i.name}{' '}
+                    <span class="muted">
+                      {i.state_group}, {i.priority}
+                    </span>
+                  </>
                 )}
-              </div>
-              <div>
-                <h2>Changed ({d.changed.count})</h2>
-                {d.changed.items.length ? (
-                  <ul>
-                    {d.changed.items.map((i) => (
-                      <li key={i.id}>
-                        {issueLink(i)}{' '}
-                        <span class="muted">
-                          {i.from.state_group}/{i.from.priority} → {i.to.state_group}/{i.to.priority}
-                        </span>
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <Empty>None.</Empty>
+              </Change>
+              <Change title="Changed" count={d.changed.count} items={d.changed.items}>
+                {(i) => (
+                  <>
+                    {issueLink(i)}{' '}
+                    <span class="muted">
+                      {i.from.state_group}/{i.from.priority} → {i.to.state_group}/{i.to.priority}
+                    </span>
+                  </>
                 )}
-              </div>
+              </Change>
             </div>
           </>
         )}

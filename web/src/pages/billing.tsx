@@ -1,6 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, money, unwrap, when } from '../api.js';
-import { Badge, Empty, Field, formValues, PageTitle, Pager, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { ActionForm } from '../components/action-form.js';
+import { ConfirmButton } from '../components/confirm-button.js';
+import { byId, DataTable } from '../components/data-table.js';
+import { Card, Facts } from '../components/facts.js';
+import { PageOf } from '../components/list-view.js';
+import { SelectField } from '../components/options.js';
+import { Badge, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 const limit = (n: number) => (n === -1 ? 'unlimited' : String(n));
 const NOTES_PER_PAGE = 20;
@@ -13,43 +19,25 @@ function CreditNotes({ slug, version, orders }: { slug: string; version: number;
     [slug, offset, version],
   );
   return (
-    <Show state={notes}>
-      {(page) =>
-        page.results.length ? (
-          <>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Number</th>
-                    <th scope="col">Reason</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Payment order</th>
-                    <th scope="col">Issued</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.results.map((n) => (
-                    <tr key={n.id}>
-                      <td>{n.credit_note_number}</td>
-                      <td>{n.reason ?? '—'}</td>
-                      <td>{money(n.amount, n.currency)}</td>
-                      <td>
-                        <code>{orders.get(n.payment_id) ?? n.payment_id}</code>
-                      </td>
-                      <td>{when(n.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager offset={offset} perPage={NOTES_PER_PAGE} shown={page.results.length} total={page.total} onPage={setOffset} label="Credit note pages" />
-          </>
-        ) : (
-          <Empty>No credit notes: none of the payments was refunded.</Empty>
-        )
-      }
-    </Show>
+    <PageOf
+      state={notes}
+      empty="No credit notes: none of the payments was refunded."
+      paging={{ offset, perPage: NOTES_PER_PAGE, onPage: setOffset, label: 'Credit note pages' }}
+    >
+      {(rows) => (
+        <DataTable
+          rows={rows}
+          rowKey={byId}
+          columns={[
+            { header: 'Number', cell: (n) => n.credit_note_number },
+            { header: 'Reason', cell: (n) => n.reason ?? '—' },
+            { header: 'Amount', cell: (n) => money(n.amount, n.currency) },
+            { header: 'Payment order', cell: (n) => <code>{orders.get(n.payment_id) ?? n.payment_id}</code> },
+            { header: 'Issued', cell: (n) => when(n.created_at) },
+          ]}
+        />
+      )}
+    </PageOf>
   );
 }
 
@@ -101,7 +89,7 @@ export function Billing({ slug }: { slug: string }) {
       <h2>Subscription and limits</h2>
       <Show state={sub}>
         {({ subscription, limits }) => (
-          <div class="card">
+          <Card>
             {subscription ? (
               <p>
                 <strong>{subscription.plan_slug}</strong>{' '}
@@ -117,47 +105,27 @@ export function Billing({ slug }: { slug: string }) {
             ) : (
               <p>No subscription: the workspace is on the free plan.</p>
             )}
-            <dl class="limits">
-              <div>
-                <dt>Plan</dt>
-                <dd>{limits.plan_name}</dd>
-              </div>
-              <div>
-                <dt>Members</dt>
-                <dd>{limit(limits.max_users)}</dd>
-              </div>
-              <div>
-                <dt>Projects</dt>
-                <dd>{limit(limits.max_projects)}</dd>
-              </div>
-              <div>
-                <dt>Storage</dt>
-                <dd>{limit(limits.max_storage_gb)} GB</dd>
-              </div>
-              <div>
-                <dt>Custom properties</dt>
-                <dd>{limits.features.custom_properties ? 'yes' : 'no'}</dd>
-              </div>
-            </dl>
+            <Facts
+              items={[
+                ['Plan', limits.plan_name],
+                ['Members', limit(limits.max_users)],
+                ['Projects', limit(limits.max_projects)],
+                ['Storage', `${limit(limits.max_storage_gb)} GB`],
+                ['Custom properties', limits.features.custom_properties ? 'yes' : 'no'],
+              ]}
+            />
             {subscription && (subscription.status === 'active' || subscription.status === 'trialing' || subscription.status === 'past_due') ? (
               <div class="actions">
                 <button type="button" onClick={() => void cancel.run(false)} disabled={cancel.busy}>
                   Cancel at period end
                 </button>
-                <button
-                  type="button"
-                  class="danger"
-                  onClick={() => {
-                    if (confirm('Cancel the subscription now?')) void cancel.run(true);
-                  }}
-                  disabled={cancel.busy}
-                >
+                <ConfirmButton question="Cancel the subscription now?" onConfirm={() => void cancel.run(true)} disabled={cancel.busy}>
                   Cancel now
-                </button>
+                </ConfirmButton>
               </div>
             ) : null}
             <ProblemView error={cancel.error} />
-          </div>
+          </Card>
         )}
       </Show>
       <h2>Plans</h2>
@@ -186,38 +154,18 @@ export function Billing({ slug }: { slug: string }) {
       </Show>
       <ProblemView error={trial.error} />
       <h2>Checkout</h2>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void checkout.run(e.currentTarget);
-        }}
-      >
-        <Field label="Plan">
-          {(id) => (
-            <select id={id} name="plan_slug">
-              {buyable.map((p) => (
-                <option key={p.slug} value={p.slug}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Billing interval">
-          {(id) => (
-            <select id={id} name="billing_interval">
-              <option value="month">Monthly</option>
-              <option value="year">Yearly</option>
-            </select>
-          )}
-        </Field>
+      <ActionForm class="inline" action={checkout} submit="Go to payment" problem="outside">
+        <SelectField label="Plan" name="plan_slug" items={buyable.map((p) => [p.slug, p.name] as const)} />
+        <SelectField
+          label="Billing interval"
+          name="billing_interval"
+          items={[
+            ['month', 'Monthly'],
+            ['year', 'Yearly'],
+          ]}
+        />
         <Field label="Coupon code">{(id) => <input id={id} name="coupon_code" autocomplete="off" />}</Field>
-        <button type="submit" disabled={checkout.busy}>
-          Go to payment
-        </button>
-      </form>
-      <ProblemView error={checkout.error} />
+      </ActionForm>
       {session ? (
         session.iframe_url ? (
           <div class="payment">
@@ -235,82 +183,50 @@ export function Billing({ slug }: { slug: string }) {
         )
       ) : null}
       <h2>Invoices</h2>
-      <Show state={invoices}>
-        {(page) =>
-          page.results.length ? (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Number</th>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Issued</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.results.map((i) => (
-                    <tr key={i.id}>
-                      <td>{i.invoice_number}</td>
-                      <td>{i.plan_name}</td>
-                      <td>{money(i.total_amount, i.currency)}</td>
-                      <td>{when(i.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          ) : (
-            <Empty>No invoices yet.</Empty>
-          )
-        }
-      </Show>
+      <PageOf state={invoices} empty="No invoices yet.">
+        {(rows) => (
+          <DataTable
+            rows={rows}
+            rowKey={byId}
+            columns={[
+              { header: 'Number', cell: (i) => i.invoice_number },
+              { header: 'Plan', cell: (i) => i.plan_name },
+              { header: 'Amount', cell: (i) => money(i.total_amount, i.currency) },
+              { header: 'Issued', cell: (i) => when(i.created_at) },
+            ]}
+          />
+        )}
+      </PageOf>
       <h2>Payments</h2>
-      <Show state={payments}>
-        {(page) =>
-          page.results.length ? (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Order</th>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.results.map((p) => (
-                    <tr key={p.id}>
-                      <td>
-                        <code>{p.merchant_oid}</code>
-                      </td>
-                      <td>
-                        {p.plan_slug} ({p.billing_interval})
-                      </td>
-                      <td>{money(p.amount, p.currency)}</td>
-                      <td>
-                        <Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>
-                        {p.failure_reason ? ` ${p.failure_reason}` : ''}
-                        {p.refunded_amount > 0 && p.status !== 'refunded' ? (
-                          <>
-                            {' '}
-                            <Badge tone="warn">refunded {money(p.refunded_amount, p.currency)}</Badge>
-                          </>
-                        ) : null}
-                      </td>
-                      <td>{when(p.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          ) : (
-            <Empty>No payments yet.</Empty>
-          )
-        }
-      </Show>
+      <PageOf state={payments} empty="No payments yet.">
+        {(rows) => (
+          <DataTable
+            rows={rows}
+            rowKey={byId}
+            columns={[
+              { header: 'Order', cell: (p) => <code>{p.merchant_oid}</code> },
+              { header: 'Plan', cell: (p) => `${p.plan_slug} (${p.billing_interval})` },
+              { header: 'Amount', cell: (p) => money(p.amount, p.currency) },
+              {
+                header: 'Status',
+                cell: (p) => (
+                  <>
+                    <Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>
+                    {p.failure_reason ? ` ${p.failure_reason}` : ''}
+                    {p.refunded_amount > 0 && p.status !== 'refunded' ? (
+                      <>
+                        {' '}
+                        <Badge tone="warn">refunded {money(p.refunded_amount, p.currency)}</Badge>
+                      </>
+                    ) : null}
+                  </>
+                ),
+              },
+              { header: 'Created', cell: (p) => when(p.created_at) },
+            ]}
+          />
+        )}
+      </PageOf>
       <h2>Credit notes</h2>
       <CreditNotes slug={slug} version={notesVersion} orders={new Map(payments.data?.results.map((p) => [p.id, p.merchant_oid]))} />
     </section>

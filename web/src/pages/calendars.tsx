@@ -2,7 +2,10 @@
 import { useState } from 'preact/hooks';
 import { type Answer, api, unwrap } from '../api.js';
 import { Link } from '../router.js';
-import { Empty, errorsAt, Field, FieldErrors, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { ActionForm } from '../components/action-form.js';
+import { EditableCards } from '../components/editable-cards.js';
+import { Options } from '../components/options.js';
+import { Empty, errorsAt, Field, FieldErrors, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 type Calendar = Answer<'listSlaCalendars'>[number];
 type Hours = Calendar['working_hours'][number];
@@ -51,13 +54,7 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
   });
   const at = (path: string) => errorsAt(save.error, path);
   return (
-    <form
-      class="calendar"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
+    <ActionForm class="calendar" action={save} submit={calendar ? 'Save calendar' : 'Create calendar'}>
       <div class="row">
         <Field label="Calendar name" errors={at('/name')}>
           {(id, by) => <input id={id} value={d.name} required maxLength={255} aria-describedby={by} onInput={(e) => set({ name: e.currentTarget.value })} />}
@@ -88,11 +85,7 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
               <Field label={`Day (${i + 1})`} errors={at(`/working_hours/${i}/day`)}>
                 {(id, by) => (
                   <select id={id} value={h.day} aria-describedby={by} onChange={(e) => setHours(i, { day: e.currentTarget.value as Hours['day'] })}>
-                    {DAYS.map((day) => (
-                      <option key={day} value={day}>
-                        {day}
-                      </option>
-                    ))}
+                    <Options items={DAYS} />
                   </select>
                 )}
               </Field>
@@ -179,17 +172,12 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
           </button>
         </div>
       </fieldset>
-      <ProblemView error={save.error} />
-      <button type="submit" disabled={save.busy}>
-        {calendar ? 'Save calendar' : 'Create calendar'}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
 export function Calendars({ slug }: { slug: string }) {
   const list = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/sla-calendars/', { params: { path: { slug } } })), [slug]);
-  const [editing, setEditing] = useState<string | null>(null);
   const remove = useAction(async (c: Calendar) => {
     await unwrap(api().DELETE('/api/workspaces/{slug}/sla-calendars/{calendarId}/', { params: { path: { slug, calendarId: c.id } } }));
     await list.reload();
@@ -212,52 +200,21 @@ export function Calendars({ slug }: { slug: string }) {
         ))}
       </datalist>
       <ProblemView error={remove.error} />
-      <Show state={list}>
-        {(items) =>
-          items.length ? (
-            <ul class="cards">
-              {items.map((c) => (
-                <li key={c.id}>
-                  <strong>{c.name}</strong>
-                  <div class="muted">{summary(c)}</div>
-                  {c.description ? <div>{c.description}</div> : null}
-                  <div class="actions">
-                    <button
-                      type="button"
-                      aria-expanded={editing === c.id}
-                      aria-label={`Edit ${c.name}`}
-                      onClick={() => setEditing(editing === c.id ? null : c.id)}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Delete ${c.name}`}
-                      disabled={remove.busy}
-                      onClick={() => confirm(`Delete the calendar ${c.name}?`) && void remove.run(c)}
-                    >
-                      Delete
-                    </button>
-                  </div>
-                  {editing === c.id ? (
-                    <CalendarForm
-                      slug={slug}
-                      calendar={c}
-                      onDone={() => {
-                        setEditing(null);
-                        void list.reload();
-                      }}
-                    />
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>No calendars yet: policies count all time (24/7) until they name one.</Empty>
-          )
-        }
-      </Show>
+      <EditableCards
+        state={list}
+        empty="No calendars yet: policies count all time (24/7) until they name one."
+        noun="calendar"
+        remove={remove}
+        form={(c, done) => <CalendarForm slug={slug} calendar={c} onDone={done} />}
+      >
+        {(c) => (
+          <>
+            <strong>{c.name}</strong>
+            <div class="muted">{summary(c)}</div>
+            {c.description ? <div>{c.description}</div> : null}
+          </>
+        )}
+      </EditableCards>
       <h2>New calendar</h2>
       <CalendarForm slug={slug} onDone={() => void list.reload()} />
     </section>

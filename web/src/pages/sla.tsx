@@ -1,7 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Answer, api, unwrap, when } from '../api.js';
 import { Link } from '../router.js';
-import { Badge, Empty, errorsAt, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { ActionForm } from '../components/action-form.js';
+import { EditableCards } from '../components/editable-cards.js';
+import { PageOf } from '../components/list-view.js';
+import { SelectField } from '../components/options.js';
+import { Badge, errorsAt, Field, formValues, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 const REFRESH_MS = 10_000;
 const RULE_PRIORITIES = ['urgent', 'high', 'medium', 'low'] as const;
@@ -33,32 +37,28 @@ export function TrackerBoard({ slug, load, empty, label }: { slug: string; load:
       <p class="muted" aria-live="polite">
         Live: refreshes every 10 seconds · last checked {checked.toLocaleTimeString()}
       </p>
-      <Show state={board}>
-        {(page) =>
-          page.results.length ? (
-            <ul class="board" aria-label={label}>
-              {page.results.map((t) => (
-                <li key={t.id}>
-                  <Link to={`/w/${slug}/p/${t.issue.project_id}/issues/${t.issue.id}`}>
-                    #{t.issue.sequence_id} {t.issue.name}
-                  </Link>
-                  <div>
-                    <span class={`prio ${t.issue.priority}`}>{t.issue.priority}</span> {t.issue.state_group}{' '}
-                    {t.response_breached ? <Badge tone="bad">response breached</Badge> : null}{' '}
-                    {t.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : null} {t.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
-                    {t.paused ? <Badge tone="warn">paused</Badge> : null}
-                  </div>
-                  <small class="muted">
-                    response due {when(t.response_due_at)} · resolution due {when(t.resolution_due_at)}
-                  </small>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>{empty}</Empty>
-          )
-        }
-      </Show>
+      <PageOf state={board} empty={empty}>
+        {(trackers) => (
+          <ul class="board" aria-label={label}>
+            {trackers.map((t) => (
+              <li key={t.id}>
+                <Link to={`/w/${slug}/p/${t.issue.project_id}/issues/${t.issue.id}`}>
+                  #{t.issue.sequence_id} {t.issue.name}
+                </Link>
+                <div>
+                  <span class={`prio ${t.issue.priority}`}>{t.issue.priority}</span> {t.issue.state_group}{' '}
+                  {t.response_breached ? <Badge tone="bad">response breached</Badge> : null}{' '}
+                  {t.resolution_breached ? <Badge tone="bad">resolution breached</Badge> : null} {t.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
+                  {t.paused ? <Badge tone="warn">paused</Badge> : null}
+                </div>
+                <small class="muted">
+                  response due {when(t.response_due_at)} · resolution due {when(t.resolution_due_at)}
+                </small>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PageOf>
     </>
   );
 }
@@ -118,33 +118,22 @@ function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?
   const rule = (p: string) => policy?.rules.find((r) => r.priority === p);
   const at = (path: string) => errorsAt(save.error, path);
   return (
-    <form
-      class="policy"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run(e.currentTarget);
-      }}
-    >
+    <ActionForm class="policy" action={save} submit={policy ? 'Save policy' : 'Create policy'}>
       <Field label="Policy name" errors={at('/name')}>
         {(id, d) => <input id={id} name="name" required defaultValue={policy?.name ?? ''} aria-describedby={d} />}
       </Field>
       <Field label="Description">{(id) => <input id={id} name="description" defaultValue={policy?.description ?? ''} />}</Field>
       <Field label="Workspace default">{(id) => <input id={id} name="is_default" type="checkbox" defaultChecked={policy?.is_default ?? false} />}</Field>
       <div class="row">
-        <Field label="Calendar" hint="working time the clocks count; none: all time counts" errors={at('/calendar_id')}>
-          {(id, d) => (
-            <select id={id} name="calendar_id" aria-describedby={d}>
-              <option value="" selected={!policy?.calendar_id}>
-                None (24/7)
-              </option>
-              {calendars.map((c) => (
-                <option key={c.id} value={c.id} selected={policy?.calendar_id === c.id}>
-                  {c.name} ({c.time_zone})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="Calendar"
+          hint="working time the clocks count; none: all time counts"
+          errors={at('/calendar_id')}
+          name="calendar_id"
+          all="None (24/7)"
+          items={calendars.map((c) => [c.id, `${c.name} (${c.time_zone})`] as const)}
+          selected={policy?.calendar_id ?? ''}
+        />
         <Field label="At risk at (%)" hint="1–99; empty: no at-risk warning" errors={at('/at_risk_percent')}>
           {(id, d) => (
             <input
@@ -176,11 +165,7 @@ function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?
           ))}
         </div>
       </fieldset>
-      <ProblemView error={save.error} />
-      <button type="submit" disabled={save.busy}>
-        {policy ? 'Save policy' : 'Create policy'}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -188,9 +173,8 @@ export function Policies({ slug }: { slug: string }) {
   const list = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } } })), [slug]);
   const calendars = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/sla-calendars/', { params: { path: { slug } } })), [slug]);
   const cals = calendars.data ?? [];
-  const [editing, setEditing] = useState<string | null>(null);
-  const remove = useAction(async (id: string) => {
-    await unwrap(api().DELETE('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug, policyId: id } } }));
+  const remove = useAction(async (p: Policy) => {
+    await unwrap(api().DELETE('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug, policyId: p.id } } }));
     await list.reload();
   });
   return (
@@ -206,45 +190,24 @@ export function Policies({ slug }: { slug: string }) {
       </PageTitle>
       <ProblemView error={remove.error} />
       <ProblemView error={calendars.error} />
-      <Show state={list}>
-        {(items) =>
-          items.length ? (
-            <ul class="cards">
-              {items.map((p) => (
-                <li key={p.id}>
-                  <strong>{p.name}</strong> {p.is_default ? <Badge tone="info">default</Badge> : null}
-                  <div class="muted">{p.rules.map((r) => `${r.priority}: ${r.response_time_h} h / ${r.resolution_time_h} h`).join(' · ') || 'no rules'}</div>
-                  <div class="muted">
-                    calendar: {p.calendar_id ? (cals.find((c) => c.id === p.calendar_id)?.name ?? p.calendar_id) : 'none (24/7)'} · at risk at{' '}
-                    {p.at_risk_percent === null ? 'no warning' : `${p.at_risk_percent} %`}
-                  </div>
-                  <div class="actions">
-                    <button type="button" onClick={() => setEditing(editing === p.id ? null : p.id)} aria-expanded={editing === p.id}>
-                      Edit
-                    </button>
-                    <button type="button" class="danger" onClick={() => confirm(`Delete the policy ${p.name}?`) && void remove.run(p.id)}>
-                      Delete
-                    </button>
-                  </div>
-                  {editing === p.id ? (
-                    <PolicyForm
-                      slug={slug}
-                      policy={p}
-                      calendars={cals}
-                      onDone={() => {
-                        setEditing(null);
-                        void list.reload();
-                      }}
-                    />
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>No SLA policies yet: without a policy, issues have no SLA tracker.</Empty>
-          )
-        }
-      </Show>
+      <EditableCards
+        state={list}
+        empty="No SLA policies yet: without a policy, issues have no SLA tracker."
+        noun="policy"
+        remove={remove}
+        form={(p, done) => <PolicyForm slug={slug} policy={p} calendars={cals} onDone={done} />}
+      >
+        {(p) => (
+          <>
+            <strong>{p.name}</strong> {p.is_default ? <Badge tone="info">default</Badge> : null}
+            <div class="muted">{p.rules.map((r) => `${r.priority}: ${r.response_time_h} h / ${r.resolution_time_h} h`).join(' · ') || 'no rules'}</div>
+            <div class="muted">
+              calendar: {p.calendar_id ? (cals.find((c) => c.id === p.calendar_id)?.name ?? p.calendar_id) : 'none (24/7)'} · at risk at{' '}
+              {p.at_risk_percent === null ? 'no warning' : `${p.at_risk_percent} %`}
+            </div>
+          </>
+        )}
+      </EditableCards>
       <h2>New policy</h2>
       <PolicyForm slug={slug} calendars={cals} onDone={() => void list.reload()} />
     </section>

@@ -1,7 +1,9 @@
 /** The states of a project (section 4) with `pauses_sla` (section 11.2): the SLA clocks stop while an issue is in one. */
-import { useState } from 'preact/hooks';
 import { type Answer, api, STATE_GROUPS, unwrap } from '../api.js';
-import { Badge, Empty, errorsAt, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { ActionForm } from '../components/action-form.js';
+import { EditableCards } from '../components/editable-cards.js';
+import { SelectField } from '../components/options.js';
+import { Badge, errorsAt, Field, formValues, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 type State = Answer<'listStates'>[number];
 type Group = State['group'];
@@ -22,38 +24,18 @@ function StateForm({ slug, projectId, state, onDone }: { slug: string; projectId
   });
   const at = (path: string) => errorsAt(save.error, path);
   return (
-    <form
-      class="inline"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run(e.currentTarget);
-      }}
-    >
+    <ActionForm class="inline" action={save} submit={state ? 'Save state' : 'Add state'} problem="after">
       <Field label="State name" errors={at('/name')}>
         {(id, by) => <input id={id} name="name" required defaultValue={state?.name ?? ''} aria-describedby={by} />}
       </Field>
-      <Field label="Group" errors={at('/group')}>
-        {(id, by) => (
-          <select id={id} name="group" aria-describedby={by}>
-            {STATE_GROUPS.map((g) => (
-              <option key={g} value={g} selected={(state?.group ?? 'started') === g}>
-                {g}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectField label="Group" name="group" items={STATE_GROUPS} selected={state?.group ?? 'started'} errors={at('/group')} />
       <Field label="Colour" errors={at('/color')}>
         {(id, by) => <input id={id} name="color" type="color" defaultValue={(state?.color ?? '#6B7280').toLowerCase()} aria-describedby={by} />}
       </Field>
       <Field label="Pauses SLA" hint="e.g. Waiting on customer" errors={at('/pauses_sla')}>
         {(id, by) => <input id={id} name="pauses_sla" type="checkbox" defaultChecked={state?.pauses_sla ?? false} aria-describedby={by} />}
       </Field>
-      <button type="submit" disabled={save.busy}>
-        {state ? 'Save state' : 'Add state'}
-      </button>
-      <ProblemView error={save.error} />
-    </form>
+    </ActionForm>
   );
 }
 
@@ -62,7 +44,6 @@ export function States({ slug, projectId }: { slug: string; projectId: string })
     () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
     [slug, projectId],
   );
-  const [editing, setEditing] = useState<string | null>(null);
   const remove = useAction(async (s: State) => {
     await unwrap(api().DELETE('/api/workspaces/{slug}/projects/{projectId}/states/{stateId}/', { params: { path: { slug, projectId, stateId: s.id } } }));
     await list.reload();
@@ -72,52 +53,20 @@ export function States({ slug, projectId }: { slug: string; projectId: string })
       <PageTitle>States</PageTitle>
       <p class="muted">While an issue is in a state that pauses the SLA, its response and resolution clocks stop.</p>
       <ProblemView error={remove.error} />
-      <Show state={list}>
-        {(items) =>
-          items.length ? (
-            <ul class="cards">
-              {items.map((s) => (
-                <li key={s.id}>
-                  <span class="swatch" style={{ background: s.color }} aria-hidden="true" /> <strong>{s.name}</strong> <span class="muted">{s.group}</span>{' '}
-                  {s.pauses_sla ? <Badge tone="warn">pauses SLA</Badge> : null} {s.is_default ? <Badge tone="info">default</Badge> : null}
-                  <div class="actions">
-                    <button
-                      type="button"
-                      aria-expanded={editing === s.id}
-                      aria-label={`Edit ${s.name}`}
-                      onClick={() => setEditing(editing === s.id ? null : s.id)}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Delete ${s.name}`}
-                      disabled={remove.busy}
-                      onClick={() => confirm(`Delete the state ${s.name}?`) && void remove.run(s)}
-                    >
-                      Delete
-                    </button>
-                  </div>
-                  {editing === s.id ? (
-                    <StateForm
-                      slug={slug}
-                      projectId={projectId}
-                      state={s}
-                      onDone={() => {
-                        setEditing(null);
-                        void list.reload();
-                      }}
-                    />
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>No states.</Empty>
-          )
-        }
-      </Show>
+      <EditableCards
+        state={list}
+        empty="No states."
+        noun="state"
+        remove={remove}
+        form={(s, done) => <StateForm slug={slug} projectId={projectId} state={s} onDone={done} />}
+      >
+        {(s) => (
+          <>
+            <span class="swatch" style={{ background: s.color }} aria-hidden="true" /> <strong>{s.name}</strong> <span class="muted">{s.group}</span>{' '}
+            {s.pauses_sla ? <Badge tone="warn">pauses SLA</Badge> : null} {s.is_default ? <Badge tone="info">default</Badge> : null}
+          </>
+        )}
+      </EditableCards>
       <h2>New state</h2>
       <StateForm slug={slug} projectId={projectId} onDone={() => void list.reload()} />
     </section>

@@ -2,7 +2,13 @@
 import { useState } from 'preact/hooks';
 import { type Answer, api, unwrap, when } from '../api.js';
 import { Link, navigate } from '../router.js';
-import { Badge, Empty, errorsAt, Field, FieldErrors, formValues, PageTitle, Pager, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { ActionForm } from '../components/action-form.js';
+import { ConfirmButton } from '../components/confirm-button.js';
+import { byId, DataTable } from '../components/data-table.js';
+import { Facts } from '../components/facts.js';
+import { CardList, PageOf } from '../components/list-view.js';
+import { SelectField } from '../components/options.js';
+import { Badge, Empty, errorsAt, Field, FieldErrors, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 type Webhook = Answer<'listWebhooks'>[number];
 type Delivery = Answer<'getDelivery'>;
@@ -94,12 +100,7 @@ function WebhookForm({ slug, webhook, onSaved }: { slug: string; webhook?: Webho
   const at = (path: string) => errorsAt(save.error, path);
   const types = webhook?.event_types ?? [];
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run(e.currentTarget);
-      }}
-    >
+    <ActionForm action={save} submit={webhook ? 'Save endpoint' : 'Add endpoint'}>
       <Field label="Endpoint URL" hint="https://… that answers 2xx within 10 s" errors={at('/url')}>
         {(id, by) => (
           <input id={id} name="url" type="url" required defaultValue={webhook?.url ?? ''} placeholder="https://example.com/hooks" aria-describedby={by} />
@@ -127,11 +128,7 @@ function WebhookForm({ slug, webhook, onSaved }: { slug: string; webhook?: Webho
           {(id, by) => <input id={id} name="is_active" type="checkbox" defaultChecked={webhook.is_active} aria-describedby={by} />}
         </Field>
       ) : null}
-      <ProblemView error={save.error} />
-      <button type="submit" disabled={save.busy}>
-        {webhook ? 'Save endpoint' : 'Add endpoint'}
-      </button>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -150,26 +147,18 @@ export function Webhooks({ slug }: { slug: string }) {
           <Secret secret={created.secret} onDismiss={() => setCreated(null)} />
         </>
       ) : null}
-      <Show state={list}>
-        {(items) =>
-          items.length ? (
-            <ul class="cards">
-              {items.map((w) => (
-                <li key={w.id}>
-                  <Link to={`/w/${slug}/webhooks/${w.id}`}>
-                    <span class="break">{w.url}</span>
-                  </Link>{' '}
-                  <EndpointState w={w} />
-                  {w.description ? <div>{w.description}</div> : null}
-                  <div class="muted">{w.event_types.includes('*') ? 'all events' : w.event_types.join(', ')}</div>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>No endpoints yet. Add one below to receive events.</Empty>
-          )
-        }
-      </Show>
+      <CardList state={list} empty="No endpoints yet. Add one below to receive events.">
+        {(w) => (
+          <>
+            <Link to={`/w/${slug}/webhooks/${w.id}`}>
+              <span class="break">{w.url}</span>
+            </Link>{' '}
+            <EndpointState w={w} />
+            {w.description ? <div>{w.description}</div> : null}
+            <div class="muted">{w.event_types.includes('*') ? 'all events' : w.event_types.join(', ')}</div>
+          </>
+        )}
+      </CardList>
       <h2>New endpoint</h2>
       <WebhookForm
         slug={slug}
@@ -242,22 +231,17 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
               <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
                 Edit
               </button>
-              <button
-                type="button"
+              <ConfirmButton
                 class="secondary"
                 disabled={rotate.busy}
-                onClick={() => confirm('Rotate the signing secret? For 24 hours deliveries carry both signatures.') && void rotate.run()}
+                question="Rotate the signing secret? For 24 hours deliveries carry both signatures."
+                onConfirm={() => void rotate.run()}
               >
                 Rotate secret
-              </button>
-              <button
-                type="button"
-                class="danger"
-                disabled={remove.busy}
-                onClick={() => confirm(`Delete the endpoint ${w.url} and its delivery log?`) && void remove.run()}
-              >
+              </ConfirmButton>
+              <ConfirmButton disabled={remove.busy} question={`Delete the endpoint ${w.url} and its delivery log?`} onConfirm={() => void remove.run()}>
                 Delete
-              </button>
+              </ConfirmButton>
             </div>
             <ProblemView error={ping.error ?? rotate.error ?? remove.error} />
             {pinged ? (
@@ -286,70 +270,31 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
       </Show>
       <h2>Delivery log</h2>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Status">
-          {(id) => (
-            <select id={id} value={status ?? ''} onChange={(e) => setQuery({ status: e.currentTarget.value, offset: 0 })}>
-              <option value="">All</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Status" all="All" items={STATUSES} value={status ?? ''} onChange={(v) => setQuery({ status: v, offset: 0 })} />
         <button type="button" class="secondary" onClick={() => void log.reload()} disabled={log.loading}>
           Refresh
         </button>
       </form>
-      <Show state={log}>
-        {(page) =>
-          page.results.length ? (
-            <>
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Attempts</th>
-                      <th scope="col">Last answer</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Next attempt</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.results.map((d) => (
-                      <tr key={d.id}>
-                        <td>
-                          <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${d.id}`}>{d.event_type}</Link>
-                        </td>
-                        <td>
-                          <Badge tone={statusTone(d.status)}>{d.status}</Badge>
-                        </td>
-                        <td>{d.attempts}</td>
-                        <td>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')}</td>
-                        <td>{when(d.created_at)}</td>
-                        <td>{when(d.next_attempt_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                offset={offset}
-                perPage={PER_PAGE}
-                shown={page.results.length}
-                total={page.total}
-                onPage={(o) => setQuery({ offset: o })}
-                label="Delivery pages"
-              />
-            </>
-          ) : (
-            <Empty>{status ? `No ${status} deliveries.` : 'No deliveries yet. Send a ping to test the endpoint.'}</Empty>
-          )
-        }
-      </Show>
+      <PageOf
+        state={log}
+        empty={status ? `No ${status} deliveries.` : 'No deliveries yet. Send a ping to test the endpoint.'}
+        paging={{ offset, perPage: PER_PAGE, onPage: (o) => setQuery({ offset: o }), label: 'Delivery pages' }}
+      >
+        {(rows) => (
+          <DataTable
+            rows={rows}
+            rowKey={byId}
+            columns={[
+              { header: 'Event', cell: (d) => <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${d.id}`}>{d.event_type}</Link> },
+              { header: 'Status', cell: (d) => <Badge tone={statusTone(d.status)}>{d.status}</Badge> },
+              { header: 'Attempts', cell: (d) => d.attempts },
+              { header: 'Last answer', cell: (d) => (d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')) },
+              { header: 'Created', cell: (d) => when(d.created_at) },
+              { header: 'Next attempt', cell: (d) => when(d.next_attempt_at) },
+            ]}
+          />
+        )}
+      </PageOf>
     </section>
   );
 }
@@ -382,40 +327,18 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
                 {`Delivery ${d.event_type}`}
               </PageTitle>
               <ProblemView error={redeliver.error} />
-              <dl class="limits" aria-live="polite">
-                <div>
-                  <dt>Status</dt>
-                  <dd>
-                    <Badge tone={statusTone(d.status)}>{d.status}</Badge>
-                  </dd>
-                </div>
-                <div>
-                  <dt>Attempts</dt>
-                  <dd>{d.attempts}</dd>
-                </div>
-                <div>
-                  <dt>Last answer</dt>
-                  <dd>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : '—'}</dd>
-                </div>
-                <div>
-                  <dt>Created</dt>
-                  <dd>{when(d.created_at)}</dd>
-                </div>
-                <div>
-                  <dt>Succeeded</dt>
-                  <dd>{when(d.succeeded_at)}</dd>
-                </div>
-                <div>
-                  <dt>Next attempt</dt>
-                  <dd>{when(d.next_attempt_at)}</dd>
-                </div>
-                <div>
-                  <dt>webhook-id</dt>
-                  <dd>
-                    <code class="break">{d.event_id}</code>
-                  </dd>
-                </div>
-              </dl>
+              <Facts
+                live
+                items={[
+                  ['Status', <Badge tone={statusTone(d.status)}>{d.status}</Badge>],
+                  ['Attempts', d.attempts],
+                  ['Last answer', d.last_status_code !== null ? `HTTP ${d.last_status_code}` : '—'],
+                  ['Created', when(d.created_at)],
+                  ['Succeeded', when(d.succeeded_at)],
+                  ['Next attempt', when(d.next_attempt_at)],
+                  ['webhook-id', <code class="break">{d.event_id}</code>],
+                ]}
+              />
               {d.last_error ? (
                 <p>
                   Last error: <code>{d.last_error}</code>
@@ -423,34 +346,20 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
               ) : null}
               <h2>Attempts</h2>
               {d.attempt_log.length ? (
-                <div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">At</th>
-                        <th scope="col">Answer</th>
-                        <th scope="col">Duration</th>
-                        <th scope="col">Error</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {d.attempt_log.map((a, i) => (
-                        <tr key={i}>
-                          <td>{when(a.at)}</td>
-                          <td>
-                            {a.status_code !== null ? (
-                              <Badge tone={a.status_code >= 200 && a.status_code < 300 ? 'ok' : 'bad'}>HTTP {a.status_code}</Badge>
-                            ) : (
-                              '—'
-                            )}
-                          </td>
-                          <td>{a.duration_ms} ms</td>
-                          <td>{a.error ?? '—'}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable
+                  rows={d.attempt_log}
+                  rowKey={(_, i) => i}
+                  columns={[
+                    { header: 'At', cell: (a) => when(a.at) },
+                    {
+                      header: 'Answer',
+                      cell: (a) =>
+                        a.status_code !== null ? <Badge tone={a.status_code >= 200 && a.status_code < 300 ? 'ok' : 'bad'}>HTTP {a.status_code}</Badge> : '—',
+                    },
+                    { header: 'Duration', cell: (a) => `${a.duration_ms} ms` },
+                    { header: 'Error', cell: (a) => a.error ?? '—' },
+                  ]}
+                />
               ) : (
                 <Empty>No attempt yet.</Empty>
               )}

@@ -1,7 +1,7 @@
 /** The issue's history (section 11.3): what moved its SLA clocks, oldest first, in words. */
 import { useState } from 'preact/hooks';
-import { type Answer, api, unwrap, when } from '../api.js';
-import { Badge, Empty, Pager, Show, useLoad } from '../ui.js';
+import { type Answer, api, unwrap, when } from '../../api.js';
+import { Badge, Empty, Pager, Show, useLoad } from '../../ui.js';
 
 type Entry = Answer<'getIssueHistory'>['results'][number];
 type StateRef = { state_id: string; group: string; pauses_sla: boolean };

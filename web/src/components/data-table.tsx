@@ -1,0 +1,40 @@
+/** A table of rows with one header row; the caller says per column what a cell shows. */
+import type { ComponentChildren } from 'preact';
+
+export interface Column<T> {
+  header: ComponentChildren;
+  cell: (row: T, index: number) => ComponentChildren;
+  /** `aria-sort` of the header, for the column the rows are sorted by. */
+  sort?: 'ascending' | 'descending' | undefined;
+  key?: string;
+}
+
+export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T, index: number) => string | number }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((c, n) => (
+              <th scope="col" key={c.key ?? n} aria-sort={c.sort}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={rowKey(r, i)}>
+              {columns.map((c, n) => (
+                <td key={c.key ?? n}>{c.cell(r, i)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The key of a row that has an `id`. */
+export const byId = (row: { id: string }) => row.id;
