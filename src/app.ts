@@ -9,7 +9,9 @@ import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
 import { createMetrics, type PromMetrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerPaymentPageAssets } from './http/payment-page.js';
 import { registerRateLimits } from './http/rate-limit.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { newId } from './kernel/ids.js';
@@ -66,6 +68,10 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     requestIdHeader: 'x-request-id',
     genReqId: () => newId(),
     frameworkErrors,
+    // TRUST_PROXY: request.ip, protocol and host come from X-Forwarded-* of trusted proxies only (rate limits, logs,
+    // PayTR's user_ip see the real client); off by default, so a forged X-Forwarded-For changes nothing.
+    // (Fastify takes a hop count as documented, though its types list only strings and booleans.)
+    trustProxy: config.trustProxy as boolean | string[],
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -74,6 +80,8 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Security headers and CORS (section 22) on every answer, errors and 404s included: before any route.
+  await registerSecurityHeaders(app, config);
 
   const metrics = createMetrics();
   app.decorate('metrics', metrics);
@@ -106,6 +114,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     await app.register(returnPages);
   }
 
+  registerPaymentPageAssets(app);
   await app.register(healthRoutes, { db: database.db });
   // The web console at /app/ (public: it signs in through the API like any client).
   await registerConsole(app, consoleDir);
