@@ -11,7 +11,7 @@ import { createMetrics, type PromMetrics, registerMetrics } from './http/metrics
 import { registerOpenApi } from './http/openapi.js';
 import { registerPaymentPageAssets } from './http/payment-page.js';
 import { registerRateLimits } from './http/rate-limit.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerSecurityHeaders, trustProxyOption } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { newId } from './kernel/ids.js';
@@ -70,8 +70,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     frameworkErrors,
     // TRUST_PROXY: request.ip, protocol and host come from X-Forwarded-* of trusted proxies only (rate limits, logs,
     // PayTR's user_ip see the real client); off by default, so a forged X-Forwarded-For changes nothing.
-    // (Fastify takes a hop count as documented, though its types list only strings and booleans.)
-    trustProxy: config.trustProxy as boolean | string[],
+    trustProxy: trustProxyOption(config.trustProxy),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

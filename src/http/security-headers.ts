@@ -169,6 +169,17 @@ export function inlineScriptHashes(html: string): string[] {
   return hashes;
 }
 
+/**
+ * TRUST_PROXY as Fastify's `trustProxy`. Fastify 5.12 trusts nothing for a bare hop count (it cannot tell a proxy
+ * from a direct client), so a hop count is given as proxy-addr's own rule: the first `n` hops (the peer, then
+ * `X-Forwarded-For` from the right) are proxies. Only for a service that cannot be reached but through its proxies.
+ */
+export function trustProxyOption(trust: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return trust;
+}
+
 const pathOf = (request: FastifyRequest): string => request.url;
 
 /**
