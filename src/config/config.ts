@@ -159,7 +159,8 @@ function origins(env: Env, name: string): string[] {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== value) {
+    const hostOk = parsed !== undefined && /^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/i.test(parsed.hostname);
+    if (!parsed || !hostOk || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== value) {
       throw new ConfigError(`${name} must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), got "${value}"`);
     }
     return value;
