@@ -46,7 +46,8 @@ export async function driveConsole(browser: Browser, base: string, shot?: (name:
       if (m.type() !== 'error') return;
       const text = m.text();
       if (text.startsWith('CSP violation:')) report.violations.push(text);
-      else report.errors.push(text);
+      // The browser's own favicon request (the service has none) is not the page's error.
+      else if (!m.location().url.endsWith('/favicon.ico')) report.errors.push(`${text} (${m.location().url})`);
     });
     page.on('pageerror', (e) => report.errors.push(`page error: ${e.message}`));
     page.on('requestfinished', (r) => {
