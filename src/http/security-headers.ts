@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { Config } from '../config/config.js';
-import { bearerToken } from './auth.js';
 import { paymentPageScriptHashes } from './payment-page.js';
 
 /** The security headers of one surface, as sent: lower-case names. */
@@ -67,9 +66,23 @@ function base(
   };
 }
 
-/** The API (and anything that is not a page): nothing may load, frame or refer from it. */
+/**
+ * The API (and anything that is not a page): nothing may load, frame or refer from it, and nothing is stored. Only
+ * the headers that mean something on a JSON answer (the hot path): helmet's other defaults are for documents.
+ */
 export function apiHeaders(hsts: boolean): HeaderSet {
-  return compileHeaders(base({ 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] }, { referrer: 'no-referrer', frame: 'deny', hsts }));
+  const headers = compileHeaders({
+    ...base({ 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] }, { referrer: 'no-referrer', frame: 'deny', hsts }),
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  } as HelmetOptions);
+  // No-store for every API answer: authenticated ones, and sign-in / sign-up answers, which carry tokens too.
+  return Object.freeze({ ...headers, 'cache-control': 'no-store' });
 }
 
 export interface PagePolicy {
@@ -180,8 +193,6 @@ export function trustProxyOption(trust: Config['trustProxy']): boolean | string[
   return trust;
 }
 
-const pathOf = (request: FastifyRequest): string => request.url;
-
 /**
  * Security headers per surface (contract section 22), set once for every answer, including errors and 404s: the
  * API, the pages (console and API reference), the payment pages. HSTS on every answer when PUBLIC_BASE_URL is https.
@@ -198,15 +209,15 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
   // Pages with an inline script (the API reference's start-up script): their CSP, by the set of hashes.
   const withHashes = new Map<string, string>();
 
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.headers(sets[surfaceOf(pathOf(request))]);
+  // One synchronous hook on the hot path (an async hook costs a promise per request).
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(sets[surfaceOf(request.url)]);
+    done();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    const surface = surfaceOf(pathOf(request));
-    if (surface === 'api') {
-      // Answers to authenticated requests (and anything a route did not mark cacheable) are never stored.
-      if (bearerToken(request) || !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
-    } else if (surface === 'page' && typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+  // The API reference's inline start-up script: its hash, on its own routes only (a route-level hook, so nothing
+  // runs for the API).
+  const hashInlineScripts = (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
+    if (typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       const hashes = inlineScriptHashes(payload);
       if (hashes.length > 0) {
         const key = hashes.join(' ');
@@ -218,7 +229,12 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
         void reply.header('content-security-policy', csp);
       }
     }
-    return payload;
+    done(null, payload);
+  };
+  app.addHook('onRoute', (route) => {
+    if (surfaceOf(route.url) !== 'page' || route.url.startsWith('/app')) return;
+    const existing = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...existing, hashInlineScripts as never];
   });
 
   if (config.corsOrigins.length > 0) {
@@ -227,9 +243,10 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     const listed = {
       origin: (origin: string | undefined, cb: (err: Error | null, allow: string | false) => void) =>
         cb(null, origin !== undefined && allowed.has(origin) ? origin : false),
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-      exposedHeaders: ['X-Request-Id', 'Location', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+      // Joined once here: the plugin would join arrays on every request.
+      methods: 'GET, HEAD, POST, PUT, PATCH, DELETE',
+      allowedHeaders: 'Authorization, Content-Type, Idempotency-Key',
+      exposedHeaders: 'X-Request-Id, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset',
       maxAge: 600,
     };
     await app.register(cors, {
