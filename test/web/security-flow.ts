@@ -41,7 +41,7 @@ export async function driveConsole(browser: Browser, base: string, shot?: (name:
     await context.addInitScript(([k, t]) => localStorage.setItem(k, t), ['wis.console.token', token] as const);
     await context.addInitScript(RECORD_VIOLATIONS);
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000);
     page.on('console', (m) => {
       if (m.type() !== 'error') return;
       const text = m.text();
@@ -73,7 +73,7 @@ export async function driveConsole(browser: Browser, base: string, shot?: (name:
     if (shot) await shot('security-checkout', page);
     await frame.getByRole('button', { name: /^Pay / }).click();
     await frame.getByRole('heading', { name: 'Payment received' }).waitFor();
-    for (let i = 0; i < 20 && !report.subscriptionActive; i++) {
+    for (let i = 0; i < 40 && !report.subscriptionActive; i++) {
       await page.getByRole('button', { name: 'refresh the subscription' }).click();
       report.subscriptionActive = await page
         .locator('.card')

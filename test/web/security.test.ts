@@ -45,5 +45,5 @@ describe.skipIf(!existsSync(CHROMIUM))('section 22 in Chromium: the console, the
     expect(report.documents.console?.['content-security-policy']).toMatch(/script-src 'self';/);
     expect(report.documents.docs?.['content-security-policy']).toMatch(/script-src 'self' 'sha256-/);
     expect(report.documents.payment?.['content-security-policy']).toMatch(/script-src 'sha384-[^']+';/);
-  });
+  }, 120_000);
 });
