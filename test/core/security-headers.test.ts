@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -206,6 +207,41 @@ describe('TRUST_PROXY', () => {
       } finally {
         await app.close();
       }
+    }
+  });
+
+  it("behind a trusted proxy, PayTR is told the customer's address as user_ip, not the proxy's", async () => {
+    const forms: URLSearchParams[] = [];
+    const paytr = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        forms.push(new URLSearchParams(body));
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ status: 'success', token: 'tok123' }));
+      });
+    });
+    await new Promise<void>((resolve) => paytr.listen(0, '127.0.0.1', resolve));
+    const paytrUrl = `http://127.0.0.1:${(paytr.address() as { port: number }).port}`;
+    const app = await startTestApp({
+      trustProxy: ['127.0.0.1'],
+      paymentProvider: 'paytr',
+      paytr: { apiBase: paytrUrl, iframeBase: paytrUrl, merchantId: '1', merchantKey: 'k', merchantSalt: 's' },
+    });
+    try {
+      const token = await signUp(app);
+      const slug = `ip-${Date.now().toString(36)}`;
+      expect((await app.api.post('/api/workspaces/', { name: 'IP', slug }, { token })).status).toBe(201);
+      const res = await app.api.post(
+        `/api/workspaces/${slug}/billing/checkout/`,
+        { plan_slug: 'business', billing_interval: 'month' },
+        { token, headers: { 'x-forwarded-for': '203.0.113.77' } },
+      );
+      expect(res.status, res.text).toBe(201);
+      expect(forms.at(-1)?.get('user_ip')).toBe('203.0.113.77');
+    } finally {
+      await app.close();
+      await new Promise((resolve) => paytr.close(resolve));
     }
   });
 });
