@@ -9,7 +9,9 @@ import { healthRoutes } from './http/health.js';
 import { registerJsonParser } from './http/json-parser.js';
 import { createMetrics, type PromMetrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerPaymentPageAssets } from './http/payment-page.js';
 import { registerRateLimits } from './http/rate-limit.js';
+import { registerSecurityHeaders, trustProxyOption } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { newId } from './kernel/ids.js';
@@ -66,6 +68,9 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     requestIdHeader: 'x-request-id',
     genReqId: () => newId(),
     frameworkErrors,
+    // TRUST_PROXY: request.ip, protocol and host come from X-Forwarded-* of trusted proxies only (rate limits, logs,
+    // PayTR's user_ip see the real client); off by default, so a forged X-Forwarded-For changes nothing.
+    trustProxy: trustProxyOption(config.trustProxy),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -74,6 +79,8 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Security headers and CORS (section 22) on every answer, errors and 404s included: before any route.
+  await registerSecurityHeaders(app, config);
 
   const metrics = createMetrics();
   app.decorate('metrics', metrics);
@@ -105,6 +112,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     await app.register(returnPages);
   }
 
+  registerPaymentPageAssets(app);
   await app.register(healthRoutes, { db: database.db });
   // The web console at /app/ (public: it signs in through the API like any client).
   await registerConsole(app, consoleDir);

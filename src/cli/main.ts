@@ -6,6 +6,7 @@ import { buildServices, type Services } from '../services.js';
 import { AppError } from '../kernel/errors.js';
 import { type CliContext, type Command, describeAppError, parseFlags, UsageError } from './cli.js';
 import { catalogueCommands } from './commands/catalogue.js';
+import { checkPaymentPageCommand } from './commands/check-payment-page.js';
 import { demoCommand } from './commands/demo.js';
 import { paymentCommands } from './commands/payments.js';
 import { userCommands } from './commands/users.js';
@@ -23,6 +24,7 @@ const COMMANDS: Command[] = [
   ...paymentCommands,
   ...webhookCommands,
   demoCommand,
+  checkPaymentPageCommand,
   {
     name: 'openapi',
     summary: 'print the OpenAPI document',

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * The environment, parsed once into a frozen Config. A bad value stops start-up with a message that names the
  * variable; secrets are never echoed back.
@@ -69,6 +71,15 @@ export interface Config {
   redisPrefix: string;
   /** `GET /metrics` (Prometheus text). */
   metricsEnabled: boolean;
+  /**
+   * Which senders' `X-Forwarded-*` headers are believed (TRUST_PROXY, Fastify's `trustProxy`): false (default, none),
+   * a hop count, or addresses / CIDR ranges (and proxy-addr's names `loopback`, `linklocal`, `uniquelocal`).
+   */
+  trustProxy: false | number | string[];
+  /** Origins allowed to call the API from a browser (CORS_ORIGINS); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** Origins besides the service's own that may frame the payment pages (PAYMENT_PAGE_FRAME_ANCESTORS). */
+  paymentPageFrameAncestors: string[];
 }
 
 export class ConfigError extends Error {
@@ -136,6 +147,57 @@ function url(name: string, value: string, protocols: string[]): string {
   return value.replace(/\/+$/, '');
 }
 
+/** A comma-separated list of exact origins (`https://app.example.com`, no path, no wildcard); empty by default. */
+function origins(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const value = part.trim();
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value);
+    } catch {
+      parsed = undefined;
+    }
+    const hostOk = parsed !== undefined && /^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/i.test(parsed.hostname);
+    if (!parsed || !hostOk || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== value) {
+      throw new ConfigError(`${name} must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only), got "${value}"`);
+    }
+    return value;
+  });
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IPv4 or IPv6 address, optionally with a /prefix that fits its family. */
+function addressOrCidr(value: string): boolean {
+  const [address = '', prefix, extra] = value.split('/');
+  if (extra !== undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: off (default), a hop count, or a comma-separated list of addresses and CIDR ranges. */
+function trustProxy(env: Env, name: string): false | number | string[] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '' || ['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 32) throw new ConfigError(`${name} as a hop count must be between 1 and 32, got ${hops}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((p) => p.trim());
+  const bad = entries.find((e) => !PROXY_NAMES.includes(e) && !addressOrCidr(e));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `${name} must be off, a hop count, or a comma-separated list of IP addresses and CIDR ranges (or loopback, linklocal, uniquelocal); "${bad}" is none of these`,
+    );
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
@@ -198,6 +260,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL ? url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']) : null,
     redisPrefix: str(env, 'REDIS_PREFIX', 'wis:rl:'),
     metricsEnabled: bool(env, 'METRICS_ENABLED', true),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
+    paymentPageFrameAncestors: origins(env, 'PAYMENT_PAGE_FRAME_ANCESTORS'),
   };
   return Object.freeze(config);
 }

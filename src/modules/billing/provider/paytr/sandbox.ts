@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../../../config/config.js';
+import { paymentPageScriptTags } from '../../../../http/payment-page.js';
 import { callbackHash, type PaytrCredentials, refundHash, safeEqual, statusQueryHash, verifyTokenRequestHash } from './signatures.js';
 import { decodeBasket, formatMajor, PAYTR_CURRENCIES, type PaytrBasketLine, parseMajor } from './wire.js';
 
@@ -296,7 +297,7 @@ ${lines}
 <div class="buttons">
 <form method="post" action="${base}/pay"><button class="pay" type="submit">Pay ${formatMajor(order.amount)} ${esc(order.currency)}</button></form>
 <form method="post" action="${base}/decline"><label>Decline as <select name="reason">${reasons}</select></label><button class="decline" type="submit">Decline</button></form>
-</div>`,
+</div>${paymentPageScriptTags()}`,
   );
 }
 
