@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const MODULES = ['identity', 'workspaces', 'work-items', 'sla', 'custom-properties', 'baselines', 'billing', 'webhooks'];
+const MODULES = ['identity', 'workspaces', 'work-items', 'sla', 'custom-properties', 'baselines', 'billing', 'webhooks', 'time-tracking'];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */
 const layerRules = [

@@ -29,6 +29,8 @@ CREATE TABLE worklogs (
   id               uuid PRIMARY KEY,
   workspace_id     uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
   issue_id         uuid NOT NULL,
+  -- the issue's project (issues never change project), so that a timesheet by project is a scan of worklogs alone
+  project_id       uuid NOT NULL,
   -- removing a member keeps their worklogs (membership is another table; the user stays)
   user_id          uuid NOT NULL REFERENCES users (id),
   started_at       timestamptz NOT NULL,
@@ -39,8 +41,8 @@ CREATE TABLE worklogs (
   CONSTRAINT worklogs_workspace_id_id_key UNIQUE (workspace_id, id),
   CONSTRAINT worklogs_issue_fkey FOREIGN KEY (workspace_id, issue_id) REFERENCES issues (workspace_id, id) ON DELETE CASCADE
 );
--- the timesheet: one range scan over the UTC bounds of the local days
-CREATE INDEX worklogs_timesheet_idx ON worklogs (workspace_id, started_at);
+-- the timesheet: one range scan over the UTC bounds of the local days; the included columns make it index-only
+CREATE INDEX worklogs_timesheet_idx ON worklogs (workspace_id, started_at) INCLUDE (user_id, project_id, issue_id, duration_minutes);
 -- an issue's worklogs, newest first (also serves the cascade from issues)
 CREATE INDEX worklogs_issue_idx ON worklogs (workspace_id, issue_id, started_at DESC);
 

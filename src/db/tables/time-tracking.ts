@@ -7,6 +7,8 @@ export interface WorklogsTable {
   id: string;
   workspace_id: string;
   issue_id: string;
+  /** The issue's project (issues never change project): the timesheet reads worklogs alone. */
+  project_id: string;
   user_id: string;
   started_at: Timestamp;
   duration_minutes: number;
