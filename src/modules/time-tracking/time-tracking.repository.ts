@@ -101,8 +101,17 @@ export function timeTrackingRepository() {
         .executeTakeFirst();
     },
 
+    /**
+     * Starts the member's timer. The caller stopped any running one first in its transaction; should two starts of one
+     * member still cross, the later start wins rather than failing on the key (the lost run is a moment long).
+     */
     insertTimer(tx: Executor, t: Insertable<Database['timers']>) {
-      return tx.insertInto('timers').values(t).returning(['issue_id', 'started_at']).executeTakeFirstOrThrow();
+      return tx
+        .insertInto('timers')
+        .values(t)
+        .onConflict((oc) => oc.columns(['workspace_id', 'user_id']).doUpdateSet({ issue_id: t.issue_id, started_at: t.started_at }))
+        .returning(['issue_id', 'started_at'])
+        .executeTakeFirstOrThrow();
     },
 
     /**
