@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
@@ -39,6 +39,12 @@ export function workspacesRepository() {
         .where('id', '=', workspaceId)
         .returning(['id', 'slug', 'name', 'time_zone', 'created_by', 'created_at', 'updated_at'])
         .executeTakeFirstOrThrow();
+    },
+
+    /** Whether the database knows this zone too (its zone data can be older than the runtime's). */
+    async databaseKnowsZone(tx: Executor, name: string) {
+      const r = await sql<{ known: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${name}) AS known`.execute(tx);
+      return r.rows[0]?.known === true;
     },
 
     delete(tx: Executor, workspaceId: string) {

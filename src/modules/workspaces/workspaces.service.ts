@@ -57,7 +57,9 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
         const ws = await identity.access(actor, slug, 'manage', tx);
         // Only IANA names: a fixed offset ("+03:00") or an abbreviation would not follow daylight saving time.
         const timeZone = input.time_zone === undefined ? undefined : canonicalZone(input.time_zone);
-        if (timeZone === null) throw invalid('/time_zone', 'is not an IANA time zone name (e.g. Europe/Istanbul)');
+        if (timeZone === null || (timeZone !== undefined && !(await repo.databaseKnowsZone(tx, timeZone)))) {
+          throw invalid('/time_zone', 'is not an IANA time zone name (e.g. Europe/Istanbul)');
+        }
         const row = await repo.update(tx, ws.workspaceId, {
           ...(input.name !== undefined && { name: input.name.trim() }),
           ...(timeZone !== undefined && { time_zone: timeZone }),
