@@ -182,7 +182,41 @@ describe('worklogs (contract 18.2)', () => {
   });
 });
 
+describe('worklogs under concurrency', () => {
+  it('keeps time_spent_minutes equal to the sum of the worklogs when many are logged, edited and deleted at once', async () => {
+    const t = ctx();
+    t.clock.set(START);
+    const { ws, project, issue } = await trackedWorkspace(t, { estimate_minutes: 1000 });
+    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => logTime(t.api, ws, project.id, issue.id, { duration_minutes: i + 1 })));
+    const path = worklogsPath(ws, project.id, issue.id);
+    const tok = { token: ws.admin.token };
+    await Promise.all([
+      ...created.slice(0, 4).map((w) => t.api.delete(`${path}${w.id}/`, tok)),
+      ...created.slice(4, 8).map((w) => t.api.patch(`${path}${w.id}/`, { duration_minutes: 100 }, tok)),
+      t.api.patch(issuePath(ws, project.id, issue.id), { estimate_minutes: 900 }, tok),
+    ]);
+    const sum = await t.database.db
+      .selectFrom('worklogs')
+      .select((eb) => eb.fn.sum<number>('duration_minutes').as('n'))
+      .where('workspace_id', '=', ws.workspaceId)
+      .executeTakeFirstOrThrow();
+    expect(sum.n).toBe(4 * 100 + 9 + 10 + 11 + 12);
+    expect(await getIssue(t.api, ws, project.id, issue.id)).toMatchObject({ time_spent_minutes: 442, estimate_minutes: 900, remaining_minutes: 458 });
+  });
+});
+
 describe('timer (contract 18.2)', () => {
+  it('goes away with its issue: stopping then answers 409', async () => {
+    const t = ctx();
+    t.clock.set(START);
+    const { ws, project, issue } = await trackedWorkspace(t);
+    const tok = { token: ws.admin.token };
+    await t.api.post(`/api/workspaces/${ws.slug}/timer/start/`, { issue_id: issue.id }, tok);
+    expect((await t.api.delete(issuePath(ws, project.id, issue.id), tok)).status).toBe(204);
+    expect((await t.api.get(`/api/workspaces/${ws.slug}/timer/`, tok)).body).toBeNull();
+    expectProblem(await t.api.post(`/api/workspaces/${ws.slug}/timer/stop/`, {}, tok), 409, 'conflict');
+  });
+
   it('starts, reads, and stops into a worklog of whole minutes; 409 when none runs', async () => {
     const t = ctx();
     t.clock.set(START);
