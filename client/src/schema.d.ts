@@ -16057,7 +16057,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The timesheet (JSON), or the same rows as CSV */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16086,6 +16086,7 @@ export interface operations {
                         to: string;
                         total_minutes: number;
                     };
+                    "text/csv": string;
                 };
             };
             /** @description Validation failed or the body is not JSON */

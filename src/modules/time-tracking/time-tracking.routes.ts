@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses, NoContent, pageSchema } from '../../http/schemas.js';
 import {
@@ -119,7 +120,13 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox<{ timeTracking: TimeT
           'days. `format=csv` or `Accept: text/csv` answers text/csv: key, label, one column per day, total.',
         params: WorkspaceParams,
         querystring: TimesheetQuery,
-        response: { 200: Timesheet, ...errorResponses(400, 403, 404) },
+        response: {
+          200: {
+            description: 'The timesheet (JSON), or the same rows as CSV',
+            content: { 'application/json': { schema: Timesheet }, 'text/csv': { schema: Type.String() } },
+          },
+          ...errorResponses(400, 403, 404),
+        },
       },
     },
     async (req, reply) => {
