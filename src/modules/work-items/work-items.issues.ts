@@ -173,10 +173,10 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       projectId: string,
       input: { name: string; description?: string; state_id?: string; priority?: Priority; assignee_ids?: string[] } & PlanningInput,
     ) {
-      const planning = applyPlanning({ start_date: null, target_date: null, estimate_minutes: null, remaining_minutes: null }, input);
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'write_items', tx);
         await projectOf(repo, ws.workspaceId, projectId, tx);
+        const planning = applyPlanning({ start_date: null, target_date: null, estimate_minutes: null, remaining_minutes: null }, input);
         const state = input.state_id
           ? await stateOf(repo, ws.workspaceId, projectId, input.state_id, tx, '/state_id')
           : await repo.defaultState(tx, ws.workspaceId, projectId);
