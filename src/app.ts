@@ -21,6 +21,7 @@ import { customPropertiesRoutes } from './modules/custom-properties/index.js';
 import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
+import { timeTrackingRoutes } from './modules/time-tracking/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
@@ -93,7 +94,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.decorate('outbox', outbox);
   app.decorate('jobs', jobs);
   app.decorate('services', services);
-  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks } = services;
+  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking } = services;
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);
@@ -103,6 +104,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(customPropertiesRoutes, { customProperties });
   await app.register(baselinesRoutes, { baselines });
   await app.register(webhooksRoutes, { webhooks });
+  await app.register(timeTrackingRoutes, { timeTracking });
   await app.register(billingRoutes, { billing, refunds, reconcile });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {

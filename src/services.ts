@@ -25,6 +25,7 @@ import { type CustomPropertiesService, createCustomPropertiesService, customProp
 import { createIdentityService, type IdentityDeps, type IdentityService, identityRepository } from './modules/identity/index.js';
 import { createSlaService, type SlaService, slaRepository } from './modules/sla/index.js';
 import { createOutbox, createSender, createWebhooksService, createWorker, type WebhooksService, webhooksRepository } from './modules/webhooks/index.js';
+import { createTimeTrackingService, type TimeTrackingService, timeTrackingRepository } from './modules/time-tracking/index.js';
 import { createWorkItemsService, type WorkItemsService, workItemsRepository } from './modules/work-items/index.js';
 import { createWorkspacesService, type WorkspacesService, workspacesRepository } from './modules/workspaces/index.js';
 
@@ -39,6 +40,7 @@ export interface AppServices {
   refunds: RefundsService;
   reconcile: ReconcileService;
   webhooks: WebhooksService;
+  timeTracking: TimeTrackingService;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -114,6 +116,9 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const baselines = createBaselinesService({ db, repo: baselinesRepository(), clock, identity, workItems, outbox });
   jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
 
+  const timeTracking = createTimeTrackingService({ db, repo: timeTrackingRepository(), clock, identity, workItems, planGate, outbox });
+  timeTracking.subscribe(events);
+
   const webhooks = createWebhooksService({
     db,
     repo: webhooksRepo,
@@ -155,7 +160,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
 
   return {
-    services: { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks },
+    services: { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking },
     jobs,
     outbox,
     close: () => webhookWorker.close(),

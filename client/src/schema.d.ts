@@ -845,6 +845,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Worklogs of an issue, newest started_at first */
+        get: operations["listWorklogs"];
+        put?: never;
+        /** Log time on an issue (admin, member; an admin may log for another member); needs time_tracking in the plan */
+        post: operations["createWorklog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/{worklogId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a worklog (its author or an admin); needs time_tracking in the plan */
+        delete: operations["deleteWorklog"];
+        options?: never;
+        head?: never;
+        /** Edit a worklog (its author or an admin); needs time_tracking in the plan */
+        patch: operations["updateWorklog"];
+        trace?: never;
+    };
     "/api/workspaces/{slug}/projects/{projectId}/states/": {
         parameters: {
             query?: never;
@@ -995,6 +1031,77 @@ export interface paths {
         head?: never;
         /** Update an SLA policy (admin); only the fields sent change, `rules` replaces all rules */
         patch: operations["updateSlaPolicy"];
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/timer/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your running timer, or null */
+        get: operations["getTimer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/timer/start/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a timer on an issue (a running one is stopped and logged first); needs time_tracking in the plan */
+        post: operations["startTimer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/timer/stop/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop your timer and log its run (whole minutes; runs over 1440 minutes become consecutive worklogs, the last answered) */
+        post: operations["stopTimer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/timesheet/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Minutes logged per user, project or issue and local day (admin, member)
+         * @description Days are those of the workspace time zone: a worklog counts on the local day of its started_at. At most 366 days. `format=csv` or `Accept: text/csv` answers text/csv: key, label, one column per day, total.
+         */
+        get: operations["getTimesheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/workspaces/{slug}/webhooks/": {
@@ -3523,6 +3630,8 @@ export interface operations {
                          */
                         role: "admin" | "member" | "guest";
                         slug: string;
+                        /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
+                        time_zone: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -3625,6 +3734,8 @@ export interface operations {
                          */
                         role: "admin" | "member" | "guest";
                         slug: string;
+                        /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
+                        time_zone: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -3768,6 +3879,8 @@ export interface operations {
                          */
                         role: "admin" | "member" | "guest";
                         slug: string;
+                        /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
+                        time_zone: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -3976,6 +4089,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description IANA time zone name, e.g. Europe/Istanbul (admin) */
+                    time_zone?: string;
                 };
             };
         };
@@ -4009,6 +4124,8 @@ export interface operations {
                          */
                         role: "admin" | "member" | "guest";
                         slug: string;
+                        /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
+                        time_zone: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -10510,14 +10627,20 @@ export interface operations {
             query?: {
                 /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
-                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way; ties by sequence_id descending. Default: sequence_id descending. */
+                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way; ties by sequence_id descending. Default: sequence_id descending. */
                 order_by?: string;
+                /** @description true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue */
+                overdue?: boolean;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
                 /** @description One or more priorities, comma-separated */
                 priority?: string;
                 /** @description One or more state groups, comma-separated */
                 state_group?: string;
+                /** @description target_date on or after this date (YYYY-MM-DD) */
+                target_date_from?: string;
+                /** @description target_date on or before this date (YYYY-MM-DD) */
+                target_date_to?: string;
             };
             header?: never;
             path: {
@@ -10553,6 +10676,8 @@ export interface operations {
                              */
                             created_by: string;
                             description: string;
+                            /** @description The original estimate */
+                            estimate_minutes: number | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -10566,8 +10691,11 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             project_id: string;
+                            /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                            remaining_minutes: number | null;
                             /** @description 1, 2, ... within the project */
                             sequence_id: number;
+                            start_date: string | null;
                             /** @enum {unknown} */
                             state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                             /**
@@ -10575,6 +10703,9 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             state_id: string;
+                            target_date: string | null;
+                            /** @description The sum of the issue's worklogs (read-only) */
+                            time_spent_minutes: number;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -10702,14 +10833,20 @@ export interface operations {
                     /** @description Members of the workspace */
                     assignee_ids?: string[];
                     description?: string;
+                    /** @description Original estimate, 0..1,000,000 minutes, or null */
+                    estimate_minutes?: number | null;
                     name: string;
                     /** @enum {unknown} */
                     priority?: "urgent" | "high" | "medium" | "low" | "none";
+                    /** @description Remaining estimate, 0..1,000,000 minutes; null: follow the original estimate */
+                    remaining_minutes?: number | null;
+                    start_date?: string | null;
                     /**
                      * Format: uuid
                      * @description UUID v7 identifier
                      */
                     state_id?: string;
+                    target_date?: string | null;
                 };
             };
         };
@@ -10734,6 +10871,8 @@ export interface operations {
                          */
                         created_by: string;
                         description: string;
+                        /** @description The original estimate */
+                        estimate_minutes: number | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -10747,8 +10886,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         project_id: string;
+                        /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                        remaining_minutes: number | null;
                         /** @description 1, 2, ... within the project */
                         sequence_id: number;
+                        start_date: string | null;
                         /** @enum {unknown} */
                         state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                         /**
@@ -10756,6 +10898,9 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         state_id: string;
+                        target_date: string | null;
+                        /** @description The sum of the issue's worklogs (read-only) */
+                        time_spent_minutes: number;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -10922,6 +11067,8 @@ export interface operations {
                          */
                         created_by: string;
                         description: string;
+                        /** @description The original estimate */
+                        estimate_minutes: number | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -10935,8 +11082,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         project_id: string;
+                        /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                        remaining_minutes: number | null;
                         /** @description 1, 2, ... within the project */
                         sequence_id: number;
+                        start_date: string | null;
                         /** @enum {unknown} */
                         state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                         /**
@@ -10944,6 +11094,9 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         state_id: string;
+                        target_date: string | null;
+                        /** @description The sum of the issue's worklogs (read-only) */
+                        time_spent_minutes: number;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -11213,14 +11366,20 @@ export interface operations {
                     /** @description Members of the workspace */
                     assignee_ids?: string[];
                     description?: string;
+                    /** @description Original estimate, 0..1,000,000 minutes, or null */
+                    estimate_minutes?: number | null;
                     name?: string;
                     /** @enum {unknown} */
                     priority?: "urgent" | "high" | "medium" | "low" | "none";
+                    /** @description Remaining estimate, 0..1,000,000 minutes; null: follow the original estimate */
+                    remaining_minutes?: number | null;
+                    start_date?: string | null;
                     /**
                      * Format: uuid
                      * @description UUID v7 identifier
                      */
                     state_id?: string;
+                    target_date?: string | null;
                 };
             };
         };
@@ -11245,6 +11404,8 @@ export interface operations {
                          */
                         created_by: string;
                         description: string;
+                        /** @description The original estimate */
+                        estimate_minutes: number | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -11258,8 +11419,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         project_id: string;
+                        /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                        remaining_minutes: number | null;
                         /** @description 1, 2, ... within the project */
                         sequence_id: number;
+                        start_date: string | null;
                         /** @enum {unknown} */
                         state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                         /**
@@ -11267,6 +11431,9 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         state_id: string;
+                        target_date: string | null;
+                        /** @description The sum of the issue's worklogs (read-only) */
+                        time_spent_minutes: number;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -11866,7 +12033,7 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             at: string;
-                            /** @description state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; else null */
+                            /** @description state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; dates: {start_date, target_date}; estimate: {estimate_minutes, remaining_minutes} (as stored); else null */
                             from: unknown;
                             /**
                              * Format: uuid
@@ -11874,8 +12041,8 @@ export interface operations {
                              */
                             id: string;
                             /** @enum {unknown} */
-                            kind: "created" | "state" | "priority" | "comment" | "project_policy";
-                            /** @description created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; comment: {comment_id}; project_policy: the policy id or null (the workspace default) */
+                            kind: "created" | "state" | "priority" | "comment" | "project_policy" | "dates" | "estimate";
+                            /** @description created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; comment: {comment_id}; project_policy: the policy id or null (the workspace default); dates and estimate: as from */
                             to: unknown;
                         }[];
                         total: number;
@@ -11907,6 +12074,764 @@ export interface operations {
             };
             /** @description Missing, unknown, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listWorklogs: {
+        parameters: {
+            query?: {
+                /** @description Items to skip, 0..2147483647 (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            duration_minutes: number;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            issue_id: string;
+                            note: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            started_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            user_id: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    createWorklog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Minutes, 1..1440 */
+                    duration_minutes: number;
+                    note?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the work started (default: now minus the duration); at most 24 hours ahead
+                     */
+                    started_at?: string;
+                    /**
+                     * Format: uuid
+                     * @description Log for another member (admins only); default: you
+                     */
+                    user_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        duration_minutes: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        note: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        started_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteWorklog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                worklogId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    updateWorklog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                worklogId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Minutes, 1..1440 */
+                    duration_minutes?: number;
+                    note?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the work started; at most 24 hours ahead
+                     */
+                    started_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        duration_minutes: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        note: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        started_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14629,6 +15554,658 @@ export interface operations {
             };
         };
     };
+    getTimer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your running timer, or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        started_at: string;
+                    } | null;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    startTimer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID v7 identifier
+                     */
+                    issue_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        started_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    stopTimer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        duration_minutes: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        note: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        started_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getTimesheet: {
+        parameters: {
+            query: {
+                /** @description csv (or Accept: text/csv): one row per key, one column per day */
+                format?: "json" | "csv";
+                /** @description First day, YYYY-MM-DD (workspace time zone) */
+                from: string;
+                group_by: "user" | "project" | "issue";
+                /** @description UUID v7 identifier */
+                project_id?: string;
+                /** @description Last day, inclusive; at most 366 days in all */
+                to: string;
+                /** @description UUID v7 identifier */
+                user_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The timesheet (JSON), or the same rows as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        days: string[];
+                        from: string;
+                        /** @enum {unknown} */
+                        group_by: "user" | "project" | "issue";
+                        rows: {
+                            /** @description Minutes by local day; days without time are left out */
+                            by_day: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            key: string;
+                            /** @description user: display name; project: name; issue: IDENT-seq name */
+                            label: string;
+                            minutes: number;
+                        }[];
+                        time_zone: string;
+                        to: string;
+                        total_minutes: number;
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -14785,7 +16362,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end; or ["*"] for all */
+                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
                     event_types: string[];
                     /** @description Absolute http(s) URL without user info; hosts resolving to loopback, private, link-local, multicast or unspecified addresses are refused */
                     url: string;
@@ -15249,7 +16826,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end; or ["*"] for all */
+                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
                     event_types?: string[];
                     /** @description true turns it back on and clears disabled_reason */
                     is_active?: boolean;

@@ -23,6 +23,8 @@ export interface DatabaseHandle {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 // numeric too (sums of integers come back as numeric); values here are integral and small.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+// date (issue start and target dates) stays the `YYYY-MM-DD` text it is: a Date would shift it by the process zone.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
 export function openPostgres(url: string, poolSize = 10, onError?: (error: Error) => void): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });

@@ -3,7 +3,8 @@ import type { BillingTables } from './tables/billing.js';
 import type { CoreTables } from './tables/core.js';
 import type { CustomPropertiesTables } from './tables/custom-properties.js';
 import type { SlaTables } from './tables/sla.js';
+import type { TimeTrackingTables } from './tables/time-tracking.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
 /** The whole database, as Kysely sees it: one table-types file per module. */
-export interface Database extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables {}
+export interface Database extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables, TimeTrackingTables {}

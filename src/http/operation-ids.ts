@@ -18,6 +18,8 @@ const OVERRIDES: Record<string, string> = {
   'POST /api/workspaces/{slug}/members/': 'addMember',
   'DELETE /api/workspaces/{slug}/members/{userId}/': 'removeMember',
   'POST /api/workspaces/{slug}/custom-properties/{propertyId}/merge-options/': 'mergeCustomPropertyOptions',
+  'POST /api/workspaces/{slug}/timer/start/': 'startTimer',
+  'POST /api/workspaces/{slug}/timer/stop/': 'stopTimer',
 };
 
 const VERB_FOR_ITEM: Record<string, string> = { get: 'get', patch: 'update', put: 'set', delete: 'delete' };

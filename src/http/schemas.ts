@@ -5,6 +5,9 @@ import { DEFAULT_PER_PAGE, MAX_OFFSET, MAX_PER_PAGE } from '../kernel/pagination
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID v7 identifier' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/** A calendar date without time (issue dates, timesheet ranges); the services also refuse impossible ones (02-30). */
+export const LOCAL_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+export const LocalDate = Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'A date, YYYY-MM-DD' });
 export const Slug = Type.String({ description: 'Workspace slug', minLength: 1, maxLength: 64 });
 
 export const SlugParams = Type.Object({ slug: Slug });

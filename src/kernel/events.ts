@@ -18,11 +18,21 @@ export interface IssueSnapshot {
   createdAt: Date;
 }
 
+/** An issue's dates and estimates as stored (contract 18.1); `remaining_minutes` null: it follows the estimate. */
+export interface IssuePlanning {
+  start_date: string | null;
+  target_date: string | null;
+  estimate_minutes: number | null;
+  remaining_minutes: number | null;
+}
+
 export type DomainEvent =
   | { type: 'issue.created'; at: Date; issue: IssueSnapshot }
   /** `actorId`: who made the change (issue history); absent for changes made by the system. */
   | { type: 'issue.updated'; at: Date; before: IssueSnapshot; after: IssueSnapshot; actorId?: string }
   | { type: 'issue.deleted'; at: Date; issue: IssueSnapshot }
+  /** An update changed the issue's dates or estimates (history kinds `dates` and `estimate`). */
+  | { type: 'issue.planning_changed'; at: Date; workspaceId: string; issueId: string; before: IssuePlanning; after: IssuePlanning; actorId?: string }
   | { type: 'comment.created'; at: Date; issue: IssueSnapshot; authorId: string; commentId: string }
   | {
       type: 'project.sla_policy_changed';

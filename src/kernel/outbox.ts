@@ -17,6 +17,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'subscription.updated',
   'subscription.renewal_upcoming',
   'subscription.trial_will_end',
+  'worklog.created',
+  'worklog.updated',
+  'worklog.deleted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -34,6 +34,8 @@ export interface WorkspacesTable {
   created_by: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Migration 1000: IANA zone of "today" and every day boundary of planning and timesheets. */
+  time_zone: Generated<string>;
 }
 
 export interface WorkspaceMembersTable {
@@ -86,6 +88,14 @@ export interface IssuesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   completed_at: Date | null;
+  /** Migration 1000 (planning): dates are `YYYY-MM-DD` strings (the DATE type parser of database.ts). */
+  start_date: ColumnType<string | null, string | null | undefined, string | null>;
+  target_date: ColumnType<string | null, string | null | undefined, string | null>;
+  estimate_minutes: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Stored as the user set it; null reads as max(0, estimate - spent). */
+  remaining_minutes: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The sum of the issue's worklogs, kept by the time-tracking module in the transaction of each worklog write. */
+  time_spent_minutes: Generated<number>;
 }
 
 export interface CommentsTable {

@@ -88,7 +88,8 @@ export interface SlaTrackersTable {
   updated_at: Timestamp;
 }
 
-export type HistoryKind = 'created' | 'state' | 'priority' | 'comment' | 'project_policy';
+/** `dates` and `estimate`: migration 1000 (planning, written by the time-tracking module). */
+export type HistoryKind = 'created' | 'state' | 'priority' | 'comment' | 'project_policy' | 'dates' | 'estimate';
 
 /** Migration 0601: append-only. */
 export interface IssueHistoryTable {

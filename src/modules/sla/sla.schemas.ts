@@ -183,13 +183,15 @@ export const HistoryEntry = Type.Object({
   id: Uuid,
   at: Timestamp,
   actor_id: Type.Union([Uuid, Type.Null()], { description: 'Who made the change; null when unknown (system)' }),
-  kind: Type.Enum(['created', 'state', 'priority', 'comment', 'project_policy']),
+  kind: Type.Enum(['created', 'state', 'priority', 'comment', 'project_policy', 'dates', 'estimate']),
   from: Type.Unknown({
-    description: 'state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; else null',
+    description:
+      'state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; ' +
+      'dates: {start_date, target_date}; estimate: {estimate_minutes, remaining_minutes} (as stored); else null',
   }),
   to: Type.Unknown({
     description:
       'created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; ' +
-      'comment: {comment_id}; project_policy: the policy id or null (the workspace default)',
+      'comment: {comment_id}; project_policy: the policy id or null (the workspace default); dates and estimate: as from',
   }),
 });

@@ -30,6 +30,11 @@ export const issueColumns = [
   'created_at',
   'updated_at',
   'completed_at',
+  'start_date',
+  'target_date',
+  'estimate_minutes',
+  'remaining_minutes',
+  'time_spent_minutes',
 ] as const;
 const commentColumns = ['id', 'issue_id', 'author_id', 'body', 'created_at', 'updated_at'] as const;
 
@@ -37,6 +42,11 @@ export interface IssueListFilter {
   stateGroups?: StateGroup[];
   priorities?: Priority[];
   conditions: IssueCondition[];
+  /** Inclusive bounds on `target_date` (YYYY-MM-DD). */
+  targetDateFrom?: string;
+  targetDateTo?: string;
+  /** `true`: a target date before `today` and not completed or cancelled; `false`: every other issue. */
+  overdue?: { overdue: boolean; today: string };
   /** Sort key and direction; issues without a value come last either way, ties by sequence_id descending. */
   order?: { key: IssueSortKey; desc: boolean };
 }
@@ -194,6 +204,14 @@ export function workItemsRepository() {
       let q = tx.selectFrom('issues as i').where('i.workspace_id', '=', workspaceId).where('i.project_id', '=', projectId);
       if (filter.stateGroups?.length) q = q.where('i.state_group', 'in', filter.stateGroups);
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
+      if (filter.targetDateFrom !== undefined) q = q.where('i.target_date', '>=', filter.targetDateFrom);
+      if (filter.targetDateTo !== undefined) q = q.where('i.target_date', '<=', filter.targetDateTo);
+      if (filter.overdue) {
+        const { today } = filter.overdue;
+        const overdue = (eb: ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>) =>
+          eb.and([eb('i.target_date', '<', today), eb('i.state_group', 'not in', ['completed', 'cancelled'])]);
+        q = filter.overdue.overdue ? q.where(overdue) : q.where((eb) => eb.not(overdue(eb)).or('i.target_date', 'is', null));
+      }
       for (const condition of filter.conditions) q = q.where(condition);
       const [rows, count] = await Promise.all([
         (filter.order ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`) : q)
@@ -213,7 +231,18 @@ export function workItemsRepository() {
       issueId: string,
       patch: Pick<
         Updateable<Database['issues']>,
-        'name' | 'description' | 'state_id' | 'state_group' | 'priority' | 'assignee_ids' | 'completed_at' | 'updated_at'
+        | 'name'
+        | 'description'
+        | 'state_id'
+        | 'state_group'
+        | 'priority'
+        | 'assignee_ids'
+        | 'completed_at'
+        | 'updated_at'
+        | 'start_date'
+        | 'target_date'
+        | 'estimate_minutes'
+        | 'remaining_minutes'
       >,
     ) {
       return tx
@@ -223,6 +252,16 @@ export function workItemsRepository() {
         .where('id', '=', issueId)
         .returning(issueColumns)
         .executeTakeFirstOrThrow();
+    },
+
+    /** The workspace's IANA time zone ("today" of the overdue filter). */
+    workspaceTimeZone(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('workspaces')
+        .select('time_zone')
+        .where('id', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+        .then((r) => r.time_zone);
     },
 
     deleteIssue(tx: Executor, workspaceId: string, issueId: string) {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { NullableTimestamp, PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+import { LOCAL_DATE_PATTERN, LocalDate, NullableTimestamp, PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
 import { PRIORITIES, STATE_GROUPS } from '../../kernel/work-items.js';
 
 export const StateGroupSchema = Type.Enum([...STATE_GROUPS]);
@@ -79,9 +79,24 @@ export const Issue = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   completed_at: NullableTimestamp,
+  start_date: Type.Union([LocalDate, Type.Null()]),
+  target_date: Type.Union([LocalDate, Type.Null()]),
+  estimate_minutes: Type.Union([Type.Integer(), Type.Null()], { description: 'The original estimate' }),
+  remaining_minutes: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate',
+  }),
+  time_spent_minutes: Type.Integer({ description: "The sum of the issue's worklogs (read-only)" }),
 });
 
 const AssigneeIds = Type.Array(Uuid, { maxItems: 100, description: 'Members of the workspace' });
+const NullableDate = Type.Union([LocalDate, Type.Null()]);
+const Minutes = (description: string) => Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()], { description });
+const planningFields = {
+  start_date: Type.Optional(NullableDate),
+  target_date: Type.Optional(NullableDate),
+  estimate_minutes: Type.Optional(Minutes('Original estimate, 0..1,000,000 minutes, or null')),
+  remaining_minutes: Type.Optional(Minutes('Remaining estimate, 0..1,000,000 minutes; null: follow the original estimate')),
+};
 
 export const CreateIssueBody = Type.Object({
   name: Name,
@@ -89,6 +104,7 @@ export const CreateIssueBody = Type.Object({
   state_id: Type.Optional(Uuid),
   priority: Type.Optional(PrioritySchema),
   assignee_ids: Type.Optional(AssigneeIds),
+  ...planningFields,
 });
 
 export const UpdateIssueBody = Type.Object({
@@ -97,6 +113,7 @@ export const UpdateIssueBody = Type.Object({
   state_id: Type.Optional(Uuid),
   priority: Type.Optional(PrioritySchema),
   assignee_ids: Type.Optional(AssigneeIds),
+  ...planningFields,
 });
 
 export const IssueListQuery = Type.Object(
@@ -104,11 +121,19 @@ export const IssueListQuery = Type.Object(
     ...PageQuery.properties,
     state_group: Type.Optional(Type.String({ description: 'One or more state groups, comma-separated' })),
     priority: Type.Optional(Type.String({ description: 'One or more priorities, comma-separated' })),
+    target_date_from: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or after this date (YYYY-MM-DD)' })),
+    target_date_to: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or before this date (YYYY-MM-DD)' })),
+    overdue: Type.Optional(
+      Type.Boolean({
+        description: 'true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue',
+      }),
+    ),
     order_by: Type.Optional(
       Type.String({
         maxLength: 100,
         description:
-          'Sort: sequence_id, created_at, updated_at, priority (urgent first), name or custom.<propertyId>; a leading - ' +
+          'Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, ' +
+          'estimate_minutes or custom.<propertyId>; a leading - ' +
           'sorts descending. Issues without a value come last either way; ties by sequence_id descending. ' +
           'Default: sequence_id descending.',
       }),

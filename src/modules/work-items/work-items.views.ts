@@ -49,7 +49,19 @@ export const issueView = (i: IssueRow) => ({
   created_at: iso(i.created_at),
   updated_at: iso(i.updated_at),
   completed_at: isoOrNull(i.completed_at),
+  start_date: i.start_date,
+  target_date: i.target_date,
+  estimate_minutes: i.estimate_minutes,
+  remaining_minutes: remainingMinutes(i),
+  time_spent_minutes: i.time_spent_minutes,
 });
+
+/**
+ * What `remaining_minutes` reads (contract 18.2, Jira's "leave remaining estimate"): the user's own figure when set,
+ * which logging never changes; else the original estimate minus the time spent, never below 0; null without either.
+ */
+export const remainingMinutes = (i: { estimate_minutes: number | null; remaining_minutes: number | null; time_spent_minutes: number }): number | null =>
+  i.remaining_minutes ?? (i.estimate_minutes === null ? null : Math.max(0, i.estimate_minutes - i.time_spent_minutes));
 
 export const commentView = (c: CommentRow) => ({
   id: c.id,

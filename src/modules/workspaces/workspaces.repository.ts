@@ -1,10 +1,10 @@
-import type { Insertable, Updateable } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 
 export type WorkspacesRepository = ReturnType<typeof workspacesRepository>;
 
-const columns = ['w.id', 'w.slug', 'w.name', 'w.created_by', 'w.created_at', 'w.updated_at'] as const;
+const columns = ['w.id', 'w.slug', 'w.name', 'w.time_zone', 'w.created_by', 'w.created_at', 'w.updated_at'] as const;
 
 export function workspacesRepository() {
   return {
@@ -13,7 +13,7 @@ export function workspacesRepository() {
         .insertInto('workspaces')
         .values(ws)
         .onConflict((oc) => oc.column('slug').doNothing())
-        .returning(['id', 'slug', 'name', 'created_by', 'created_at', 'updated_at'])
+        .returning(['id', 'slug', 'name', 'time_zone', 'created_by', 'created_at', 'updated_at'])
         .executeTakeFirst();
     },
 
@@ -32,13 +32,19 @@ export function workspacesRepository() {
       return tx.selectFrom('workspaces as w').select(columns).where('w.id', '=', workspaceId).executeTakeFirst();
     },
 
-    update(tx: Executor, workspaceId: string, patch: Pick<Updateable<Database['workspaces']>, 'name' | 'updated_at'>) {
+    update(tx: Executor, workspaceId: string, patch: Pick<Updateable<Database['workspaces']>, 'name' | 'time_zone' | 'updated_at'>) {
       return tx
         .updateTable('workspaces')
         .set(patch)
         .where('id', '=', workspaceId)
-        .returning(['id', 'slug', 'name', 'created_by', 'created_at', 'updated_at'])
+        .returning(['id', 'slug', 'name', 'time_zone', 'created_by', 'created_at', 'updated_at'])
         .executeTakeFirstOrThrow();
+    },
+
+    /** Whether the database knows this zone too (its zone data can be older than the runtime's). */
+    async databaseKnowsZone(tx: Executor, name: string) {
+      const r = await sql<{ known: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${name}) AS known`.execute(tx);
+      return r.rows[0]?.known === true;
     },
 
     delete(tx: Executor, workspaceId: string) {

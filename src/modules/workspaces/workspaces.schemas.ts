@@ -8,6 +8,7 @@ export const Workspace = Type.Object({
   id: Uuid,
   slug: Type.String(),
   name: Type.String(),
+  time_zone: Type.String({ description: 'IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC' }),
   created_by: Uuid,
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -21,4 +22,5 @@ export const CreateWorkspaceBody = Type.Object({
 
 export const UpdateWorkspaceBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
+  time_zone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. Europe/Istanbul (admin)' })),
 });

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
-import { conflict } from '../../kernel/errors.js';
+import { IANAZone } from 'luxon';
+import { conflict, invalid } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import type { IdentityService } from '../identity/index.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
@@ -12,6 +13,13 @@ export interface WorkspacesDeps {
   repo: WorkspacesRepository;
   clock: Clock;
   identity: Pick<IdentityService, 'access' | 'addOwner'>;
+}
+
+/** The canonical spelling of an IANA zone name (`europe/istanbul` -> `Europe/Istanbul`), or null if it is none. */
+function canonicalZone(name: string): string | null {
+  // Fixed offsets ("+03:00") are not zones: they would not follow daylight saving time.
+  if (!IANAZone.isValidZone(name) || /^[+-]/.test(name)) return null;
+  return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
 }
 
 export type WorkspacesService = ReturnType<typeof createWorkspacesService>;
@@ -44,11 +52,17 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
       return workspaceView((await repo.findById(db, ws.workspaceId))!, ws.role);
     },
 
-    async update(actor: Actor, slug: string, input: { name?: string }) {
+    async update(actor: Actor, slug: string, input: { name?: string; time_zone?: string }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
+        // Only IANA names: a fixed offset ("+03:00") or an abbreviation would not follow daylight saving time.
+        const timeZone = input.time_zone === undefined ? undefined : canonicalZone(input.time_zone);
+        if (timeZone === null || (timeZone !== undefined && !(await repo.databaseKnowsZone(tx, timeZone)))) {
+          throw invalid('/time_zone', 'is not an IANA time zone name (e.g. Europe/Istanbul)');
+        }
         const row = await repo.update(tx, ws.workspaceId, {
           ...(input.name !== undefined && { name: input.name.trim() }),
+          ...(timeZone !== undefined && { time_zone: timeZone }),
           updated_at: clock.now(),
         });
         return workspaceView(row, ws.role);
