@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global URL -- a Node.js global (ESLint gives .mjs files none) */
 // The operator CLI as a binary (`npx work-item-service <command>`); the same as `npm run cli -- <command>`.
 // The compiled CLI (dist/, `npm run build`) when it is at least as new as the sources; else the sources through tsx,
 // so an edit to src/ never runs stale code.

@@ -1,4 +1,5 @@
 // @ts-check
+/* global console, process, URL -- Node.js globals (ESLint gives .mjs files none) */
 /**
  * `npm run build` (also `prepare`, so `npm install` runs it, and `prestart` with `--if-stale`): everything
  * `npm start` serves, built ahead so start-up does no compiling.
@@ -53,7 +54,10 @@ function sourceFiles() {
   return files.sort();
 }
 
-const migrationFiles = () => readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort();
+const migrationFiles = () =>
+  readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
 /** @returns {string} the installed PGlite's version (its package.json is not among its exports: found from its entry) */
 function pgliteVersion() {
   let dir = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
@@ -69,7 +73,9 @@ export function serverIsStale() {
 export function templateIsStale() {
   if (!existsSync(TEMPLATE_STAMP)) return true;
   const stamp = JSON.parse(readFileSync(TEMPLATE_STAMP, 'utf8'));
-  return stamp.pglite !== pgliteVersion() || JSON.stringify(stamp.migrations) !== JSON.stringify(migrationFiles()) || newest(MIGRATIONS) > mtime(TEMPLATE_STAMP);
+  return (
+    stamp.pglite !== pgliteVersion() || JSON.stringify(stamp.migrations) !== JSON.stringify(migrationFiles()) || newest(MIGRATIONS) > mtime(TEMPLATE_STAMP)
+  );
 }
 
 export function webIsStale() {
