@@ -49,7 +49,7 @@ const layerRules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'bench/results/', 'coverage/', 'web/dist/', 'test-results/'] },
+  { ignores: ['node_modules/', 'data/', 'bench/results/', 'coverage/', 'web/dist/', 'dist/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchSlaScale } from './sla-scale.js';
+import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import pg from 'pg';
 import { openPglite } from '../src/db/database.js';
@@ -845,6 +846,8 @@ async function main() {
     if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
     // SLA on working time at scale (bench/sla-scale.ts): at-risk pages, a calendar edit re-targeting open trackers.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
+    // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
+    webhooks.push(await benchStartup({ quick }));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PROJECT_ROOT } from '../config/paths.js';
 
 /** Where `npm run build:web` writes the console (`web/dist`, not committed). */
-export const DEFAULT_CONSOLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+export const DEFAULT_CONSOLE_DIR = join(PROJECT_ROOT, 'web', 'dist');
 
 /** Hashed file names (`index-B3xY9a.js`): the content never changes under that name. */
 const HASHED = /[.-][A-Za-z0-9_-]{8,}\.(js|css|svg|woff2?)$/;

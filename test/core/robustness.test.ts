@@ -1,6 +1,7 @@
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pathFixtures } from '../helpers/factories.js';
+import { createWorkspace, pathFixtures } from '../helpers/factories.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -35,8 +36,18 @@ const isProblem = (h: Headers) => (h.get('content-type') ?? '').startsWith('appl
 // The payment provider's callback speaks the provider's wire protocol (form in, plain text out), not the API's.
 const PROVIDER_CALLBACK = '/api/webhooks/provider/callback/';
 
+/** `depth` arrays inside each other: `[[[...]]]`. */
+const nested = (depth: number): unknown => {
+  let value: unknown = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+};
+/** The same as JSON text, built without a recursive JSON.stringify (which overflows the test's own stack). */
+const nestedText = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+
 // Values that have broken services elsewhere: wrong types, huge and tiny numbers, odd strings, deep nesting.
 const nasty = fc.oneof(
+  fc.integer({ min: 33, max: 1000 }).map(nested),
   fc.jsonValue({ maxDepth: 3 }),
   fc.constantFrom(null, '', ' ', '\u0000', '\ud800', 'NaN', '-1', '1e309', '__proto__', '../../etc', "' OR 1=1 --"),
   fc.constantFrom(-1, 0, 0.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 2 ** 31, -(2 ** 63)),
@@ -77,7 +88,7 @@ describe('robustness', () => {
     expect(failures).toEqual([]);
   }, 240_000);
 
-  it('answers the hostile classes (U+0000, lone surrogates, huge offsets, bad path encodings, bad UTF-8) with a 4xx problem, never a 5xx', async () => {
+  it('answers the hostile classes (U+0000, lone surrogates, huge offsets, bad path encodings, bad UTF-8, nesting deeper than 32 levels) with a 4xx problem, never a 5xx', async () => {
     const { api, url } = ctx();
     const { t, ids } = await pathFixtures(api);
     const doc = (await api.get('/openapi.json')).body;
@@ -138,7 +149,15 @@ describe('robustness', () => {
         const named = res.status === 400 && res.body?.code === 'validation_failed' && res.body.errors?.some((e: any) => e.path === `/${key}`);
         if (op.bodyKeys.length && !named) failures.push(`${op.method} ${op.path} ${body} -> ${res.status}`);
       }
-      for (const bytes of [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]]) {
+      // Nesting deeper than 32 levels, in a field and as the whole body: refused before parsing, whatever the schema.
+      for (const body of [`{"${key}":${nestedText(33)}}`, nestedText(5000), `{"${key}":${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}}`]) {
+        const res = await send(op, fill(op), body);
+        if (res.status !== 400 || res.body?.code !== 'validation_failed') failures.push(`${op.method} ${op.path} nested ${body.length} B -> ${res.status}`);
+      }
+      // 32 levels is still a body like any other (the schema decides).
+      const res32 = await send(op, fill(op), `{"${key}":${nestedText(31)}}`);
+      if (res32.status === 400 && /deeper than/.test(res32.body?.detail ?? '')) failures.push(`${op.method} ${op.path} 32 levels refused as too deep`);
+      for (const bytes of [[0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]]) {
         const body = Buffer.concat([Buffer.from(`{"${key}":"`), Buffer.from(bytes), Buffer.from('"}')]);
         const res = await send(op, fill(op), body);
         if (res.status !== 400 || res.body?.code !== 'invalid_json') failures.push(`${op.method} ${op.path} ${body.toString('hex')} -> ${res.status}`);
@@ -149,4 +168,52 @@ describe('robustness', () => {
     expect(nulNamed.length).toBeGreaterThan(20);
     expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
   }, 240_000);
+
+  it('answers provider callbacks that are not UTF-8 text, or nest too deep, with a plain-text 400 that changes nothing', async () => {
+    const { api, url, config } = ctx();
+    const ws = await createWorkspace(api);
+    const checkout = await api.post(`/api/workspaces/${ws.slug}/billing/checkout/`, { plan_slug: 'pro', billing_interval: 'month' }, { token: ws.admin.token });
+    expect(checkout.status, checkout.text).toBe(201);
+    const { merchant_oid: oid, amount } = checkout.body as { merchant_oid: string; amount: number };
+    // Signed as the provider signs (the hash covers merchant_oid, status and total_amount): each body below would
+    // take effect if its bad bytes got through.
+    const hash = createHmac('sha256', config.paytr.merchantKey).update(`${oid}${config.paytr.merchantSalt}success${amount}`).digest('base64');
+    const form = (extra: string) =>
+      Buffer.concat([
+        Buffer.from(`merchant_oid=${oid}&status=success&total_amount=${amount}&hash=${encodeURIComponent(hash)}&payment_type=`),
+        Buffer.from(extra, 'latin1'),
+      ]);
+    const json = (extra: string) =>
+      Buffer.concat([
+        Buffer.from(`{"merchant_oid":"${oid}","status":"success","total_amount":"${amount}","hash":"${hash}","payment_type":"`),
+        Buffer.from(extra, 'latin1'),
+        Buffer.from('"}'),
+      ]);
+    const badBytes = ['\xff', '\xfe\xff', '\xc0\xaf', '\xed\xa0\x80', '\xf4\x90\x80\x80', 'a\xc3'];
+    const bodies: [string, Buffer][] = [
+      ...badBytes.map((b): [string, Buffer] => ['application/x-www-form-urlencoded', form(b)]),
+      ...['%FF', '%FE%FF', '%C0%AF', '%ED%A0%80', '%00', 'a%'].map((b): [string, Buffer] => ['application/x-www-form-urlencoded', form(b)]),
+      ...badBytes.map((b): [string, Buffer] => ['application/json', json(b)]),
+      ...['\\ud800', 'a\\udfffb', '\\u0000'].map((b): [string, Buffer] => ['application/json', json(b)]),
+      ['application/json', Buffer.from(`{"merchant_oid":"${oid}","status":"success","total_amount":"${amount}","hash":"${hash}","x":${nestedText(33)}}`)],
+      ['application/json', Buffer.from(nestedText(5000))],
+    ];
+    for (const [type, body] of bodies) {
+      const res = await fetch(`${url}/api/webhooks/provider/callback/`, { method: 'POST', headers: { 'content-type': type }, body });
+      expect(res.status, `${type} ${body.toString('hex')}`).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await res.text()).not.toBe('OK');
+    }
+    const payments = await api.get(`/api/workspaces/${ws.slug}/billing/payments/`, { token: ws.admin.token });
+    expect(payments.body.results[0].status).toBe('pending');
+    // The same notification as clean UTF-8 takes effect: the 400s above were for the bytes alone.
+    const clean = await fetch(`${url}/api/webhooks/provider/callback/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form('card'),
+    });
+    expect(await clean.text()).toBe('OK');
+    const after = await api.get(`/api/workspaces/${ws.slug}/billing/payments/`, { token: ws.admin.token });
+    expect(after.body.results[0].status).toBe('success');
+  });
 });

@@ -1,8 +1,8 @@
-import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../../http/auth.js';
+import { registerProviderCallbackParsers } from '../../../http/body-guards.js';
 import { errorResponses, PageQuery, pageSchema } from '../../../http/schemas.js';
 import { CheckoutBody, CheckoutSession, Payment, WorkspaceParams } from '../billing.schemas.js';
 import type { BillingService } from '../billing.service.js';
@@ -48,7 +48,7 @@ const PlainText = Type.String({ description: 'text/plain' });
  * because the provider reads the body and retries until it says exactly `OK`.
  */
 export const billingCallbackRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { billing }) => {
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  registerProviderCallbackParsers(app); // strict UTF-8 form and JSON: a malformed body is a plain-text 400
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'billing: provider callback crashed');
