@@ -54,6 +54,14 @@ function sourceFiles() {
   return files.sort();
 }
 
+/** @returns {string[]} the files of src/ that are not TypeScript (read at run time relative to the code) */
+function assetFiles() {
+  return readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => !name.endsWith('.ts') && statSync(join(ROOT, 'src', name)).isFile())
+    .map((name) => join('src', name))
+    .sort();
+}
+
 const migrationFiles = () =>
   readdirSync(MIGRATIONS)
     .filter((f) => f.endsWith('.sql'))
@@ -98,9 +106,11 @@ export async function buildServer() {
     sourcemap: true,
     logLevel: 'warning',
   });
-  const migrationsOut = join(DIST, 'src', 'db', 'migrations');
-  mkdirSync(migrationsOut, { recursive: true });
-  for (const file of migrationFiles()) copyFileSync(join(MIGRATIONS, file), join(migrationsOut, file));
+  // Files the server reads at run time beside its code (the SQL migrations, the payment page's scripts) are copied.
+  for (const file of assetFiles()) {
+    mkdirSync(dirname(join(DIST, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(DIST, file));
+  }
   writeFileSync(SERVER_STAMP, JSON.stringify({ built_at: new Date().toISOString() }) + '\n');
 }
 
