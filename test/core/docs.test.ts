@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SCALAR_EVAL_PROBE } from '../../src/http/openapi.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -23,5 +27,18 @@ describe('/docs', () => {
     expect(config).toContain('"showDeveloperTools":"never"');
     expect(config).toContain('"telemetry":false');
     expect(config).toContain('"url":"/openapi.json"');
+  });
+
+  it("serves the reference's script without its eval probe (the one CSP violation Chromium would report), the rest unchanged", async () => {
+    const { api } = ctx();
+    const pluginEntry = fileURLToPath(import.meta.resolve('@scalar/fastify-api-reference'));
+    const bundlePath = join(dirname(pluginEntry), 'js', 'standalone.js');
+    const bundle = readFileSync(bundlePath, 'utf8');
+    // When an upgrade drops or rewrites the probe, this fails and the next look decides what to do.
+    expect(bundle.split(SCALAR_EVAL_PROBE)).toHaveLength(2);
+    const served = await api.get('/docs/js/scalar.js');
+    expect(served.status).toBe(200);
+    expect(served.text).not.toContain('new Function(');
+    expect(served.text).toBe(bundle.replace(SCALAR_EVAL_PROBE, 'return!1'));
   });
 });
