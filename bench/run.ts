@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchSlaScale } from './sla-scale.js';
+import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import pg from 'pg';
@@ -848,6 +849,8 @@ async function main() {
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
+    // Security headers and CORS against the GET tracker (bench/security-headers.ts).
+    webhooks.push(await benchSecurityHeaders({ quick }));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);
