@@ -18,6 +18,8 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** Connections of the pool, for the metrics (PGlite: its one session). */
   pool?: { totalCount: number; idleCount: number; waitingCount: number };
+  /** PGlite: this open created the cluster from the build's migrated template (its migrations came with it). */
+  createdFromTemplate?: boolean;
   close(): Promise<void>;
 }
 
@@ -63,13 +65,18 @@ export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   const lock = acquireLock(join(dir, 'service.lock'));
   try {
     const pgdata = join(dir, 'pgdata');
-    if (!existsSync(join(pgdata, 'PG_VERSION')) && !copyTemplate(pgdata)) await initdbInChild(pgdata);
+    let createdFromTemplate = false;
+    if (!existsSync(join(pgdata, 'PG_VERSION'))) {
+      createdFromTemplate = copyTemplate(pgdata);
+      if (!createdFromTemplate) await initdbInChild(pgdata);
+    }
     const { PGlite } = await import('@electric-sql/pglite');
     const pglite = await PGlite.create(pgdata);
-    return await wrapPglite(pglite, async () => {
+    const handle = await wrapPglite(pglite, async () => {
       await pglite.close();
       lock.release();
     });
+    return { ...handle, createdFromTemplate };
   } catch (error) {
     lock.release();
     throw error;

@@ -24,11 +24,16 @@ class SqlFileMigrationProvider implements MigrationProvider {
  * table of the database and take its lock (about half a second of a PGlite start-up).
  */
 async function upToDate(db: Db, names: string[]): Promise<boolean> {
-  const table = await sql<{ oid: string | null }>`SELECT to_regclass('kysely_migration')::text AS oid`.execute(db);
-  if (!table.rows[0]?.oid) return false;
-  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
-  const done = new Set(applied.rows.map((r) => r.name));
+  const done = new Set(await appliedMigrations(db));
   return done.size === names.length && names.every((name) => done.has(name));
+}
+
+/** The names of the migrations the database has applied, in order (none when it has never been migrated). */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  const table = await sql<{ oid: string | null }>`SELECT to_regclass('kysely_migration')::text AS oid`.execute(db);
+  if (!table.rows[0]?.oid) return [];
+  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
+  return applied.rows.map((r) => r.name);
 }
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

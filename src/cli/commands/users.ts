@@ -1,4 +1,4 @@
-import { migrateToLatest } from '../../db/migrate.js';
+import { appliedMigrations, migrateToLatest } from '../../db/migrate.js';
 import type { Command } from '../cli.js';
 import { required, UsageError } from '../cli.js';
 
@@ -7,7 +7,13 @@ export const userCommands: Command[] = [
     name: 'migrate',
     summary: 'apply pending migrations',
     run: async (_values, ctx) => {
-      const applied = await migrateToLatest((await ctx.database()).db);
+      const database = await ctx.database();
+      if (database.createdFromTemplate) {
+        // A new embedded database starts as a copy of the build's migrated template: say what it came with.
+        const names = await appliedMigrations(database.db);
+        ctx.out(`Created from the migrated template: ${names.join(', ')}`);
+      }
+      const applied = await migrateToLatest(database.db);
       ctx.out(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date');
     },
   },
