@@ -123,6 +123,20 @@ describe('CORS_ORIGINS', () => {
     expect(res.headers.get('vary')).toMatch(/\bOrigin\b/);
   });
 
+  it('errors answer a listed origin too (the browser can read the problem), and every API answer varies on Origin', async () => {
+    const unauthorized = await app.api.get('/api/workspaces/', { headers: { origin: listed } });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get('access-control-allow-origin')).toBe(listed);
+    expect(unauthorized.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
+    const missing = await app.api.get('/api/no-such-route/', { headers: { origin: 'http://localhost:5173' } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    const noOrigin = await app.api.get('/api/workspaces/');
+    expect(noOrigin.headers.get('access-control-allow-origin')).toBeNull();
+    expect(noOrigin.headers.get('vary')).toMatch(/\bOrigin\b/);
+    expect(noOrigin.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('a preflight from a listed origin: 204 with the methods, the three headers and a max age', async () => {
     const res = await app.api.request('OPTIONS', '/api/workspaces/', {
       headers: { origin: listed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
