@@ -19,6 +19,7 @@ import { benchSlaScale } from './sla-scale.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
+import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { openPglite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -851,6 +852,10 @@ async function main() {
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).
     webhooks.push(await benchSecurityHeaders({ quick }));
+    // The mixed load of 11 operations with the background duties on (bench/mixed-load.ts): PGlite, and PostgreSQL beside it.
+    const mixed = [await runMixedLoad({ quick, log })];
+    if (url && !cfg.pgliteOnly) mixed.push(await runMixedLoad({ quick, log, databaseUrl: url }));
+    webhooks.push(renderMixedLoad(mixed));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);

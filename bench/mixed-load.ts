@@ -1,0 +1,403 @@
+/**
+ * The mixed load of issue 28, from outside, with every background duty on as in production: the service is started as
+ * `npm start` starts it (compiled, `node dist/src/main.js`) on a fresh embedded folder (or a scratch PostgreSQL
+ * database) filled by the CLI demo, then driven by 20 clients over HTTP with a mix of 11 operations:
+ *
+ *   list issues, get issue, create issue, patch issue, add comment, list comments, set custom value,
+ *   GET issue SLA tracker, sla-breached, GET subscription, baseline deviation
+ *
+ * drawn in equal shares. Phase 1 (capacity): the 20 clients send back to back for `capacitySeconds`; requests per
+ * second completed is the capacity. Phase 2 (soak): the 20 clients send at 80 % of that rate on a fixed schedule for
+ * `soakSeconds` (three minutes in a full run); each latency is measured from the instant the request was due, so a
+ * stall shows in every request that waited behind it (no coordinated omission). The server's RSS is sampled every
+ * second; its growth is the last 30 s against the 30 s after the first minute (warm-up).
+ *
+ * A webhook endpoint on a local receiver subscribes to every event, so the webhook worker delivers during the load;
+ * the SLA events duty runs at its production interval; the other duties at a 5 s interval (JOB_INTERVAL_MS), so they
+ * run during the soak rather than once an hour.
+ *
+ * Part of `npm run bench`; by hand: `npx tsx bench/mixed-load.ts [--quick] [--postgres postgres://.../db]`.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Pool } from 'undici';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const CLIENTS = 20;
+
+export interface MixedLoadOptions {
+  quick: boolean;
+  /** A PostgreSQL URL: the run creates (and drops) a scratch database `<db>_mixedload` on it; PGlite in a temporary folder without it. */
+  databaseUrl?: string;
+  capacitySeconds?: number;
+  soakSeconds?: number;
+  log?: (line: string) => void;
+}
+
+export interface OperationStats {
+  op: string;
+  count: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+export interface MixedLoadResult {
+  database: 'pglite' | 'postgres';
+  capacity: number;
+  soakRate: number;
+  achievedRate: number;
+  operations: OperationStats[];
+  rss: { startupMb: number; afterWarmupMb: number; endMb: number; peakMb: number; growthPercent: number };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** Nearest-rank percentile, in ms. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const url = new URL(serverUrl);
+  const name = `${url.pathname.slice(1) || 'postgres'}_mixedload`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: serverUrl });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin(`CREATE DATABASE "${name}"`);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+interface Target {
+  slug: string;
+  token: string;
+  projectId: string;
+  issueIds: string[];
+  propertyId: string | null;
+  propertyType: string | null;
+  baselineId: string | null;
+}
+
+type Call = { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; path: string; body?: unknown };
+
+/** The 11 operations of the mix; `i` varies the issue and the values. */
+function operations(t: Target): Array<[string, (i: number) => Call]> {
+  const ws = `/api/workspaces/${t.slug}`;
+  const issues = `${ws}/projects/${t.projectId}/issues/`;
+  const issue = (i: number) => t.issueIds[i % t.issueIds.length]!;
+  const value = (i: number) => (t.propertyType === 'number' ? i : t.propertyType === 'checkbox' ? i % 2 === 0 : `load ${i}`);
+  return [
+    ['list issues', () => ({ method: 'GET', path: `${issues}?per_page=50` })],
+    ['get issue', (i) => ({ method: 'GET', path: `${issues}${issue(i)}/` })],
+    ['create issue', (i) => ({ method: 'POST', path: issues, body: { name: `Load ${i}`, priority: i % 2 === 0 ? 'high' : 'low' } })],
+    ['patch issue', (i) => ({ method: 'PATCH', path: `${issues}${issue(i)}/`, body: { priority: ['urgent', 'high', 'medium', 'low'][i % 4] } })],
+    ['add comment', (i) => ({ method: 'POST', path: `${issues}${issue(i)}/comments/`, body: { body: `comment ${i}` } })],
+    ['list comments', (i) => ({ method: 'GET', path: `${issues}${issue(i)}/comments/` })],
+    [
+      'set custom value',
+      (i) =>
+        t.propertyId
+          ? { method: 'PUT', path: `${ws}/issues/${issue(i)}/custom-values/${t.propertyId}/`, body: { value: value(i) } }
+          : { method: 'GET', path: `${issues}${issue(i)}/custom-values/` },
+    ],
+    ['GET SLA tracker', (i) => ({ method: 'GET', path: `${ws}/issues/${issue(i)}/sla/` })],
+    ['sla-breached', () => ({ method: 'GET', path: `${ws}/sla-breached/` })],
+    ['GET subscription', () => ({ method: 'GET', path: `${ws}/billing/subscription/` })],
+    [
+      'deviation',
+      () => (t.baselineId ? { method: 'GET', path: `${ws}/baselines/${t.baselineId}/deviation/` } : { method: 'GET', path: `${ws}/projects/${t.projectId}/` }),
+    ],
+  ];
+}
+
+async function json<T>(pool: Pool, call: Call, token?: string): Promise<{ status: number; body: T }> {
+  const res = await pool.request({
+    method: call.method,
+    path: call.path,
+    headers: { ...(token && { authorization: `Bearer ${token}` }), ...(call.body !== undefined && { 'content-type': 'application/json' }) },
+    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+async function discover(pool: Pool): Promise<Target> {
+  const signIn = await json<{ token: string }>(pool, {
+    method: 'POST',
+    path: '/api/auth/sign-in/',
+    body: { email: 'demo@example.com', password: 'demo-password' },
+  });
+  if (signIn.status !== 200) throw new Error(`demo sign-in answered ${signIn.status}`);
+  const token = signIn.body.token;
+  const workspaces = await json<{ results?: Array<{ slug: string }> } | Array<{ slug: string }>>(pool, { method: 'GET', path: '/api/workspaces/' }, token);
+  const list = Array.isArray(workspaces.body) ? workspaces.body : (workspaces.body.results ?? []);
+  const slug = list[0]!.slug;
+  const projects = await json<{ results: Array<{ id: string }> } | Array<{ id: string }>>(
+    pool,
+    { method: 'GET', path: `/api/workspaces/${slug}/projects/` },
+    token,
+  );
+  const projectId = (Array.isArray(projects.body) ? projects.body : projects.body.results)[0]!.id;
+  const issues = await json<{ results: Array<{ id: string }> }>(
+    pool,
+    { method: 'GET', path: `/api/workspaces/${slug}/projects/${projectId}/issues/?per_page=100` },
+    token,
+  );
+  const props = await json<Array<{ id: string; type: string }> | { results: Array<{ id: string; type: string }> }>(
+    pool,
+    { method: 'GET', path: `/api/workspaces/${slug}/projects/${projectId}/custom-properties/` },
+    token,
+  );
+  const property = (Array.isArray(props.body) ? props.body : (props.body.results ?? [])).find((p) => ['text', 'number', 'checkbox'].includes(p.type)) ?? null;
+  const baselines = await json<{ results: Array<{ id: string }> } | Array<{ id: string }>>(
+    pool,
+    { method: 'GET', path: `/api/workspaces/${slug}/projects/${projectId}/baselines/` },
+    token,
+  );
+  const baseline = (Array.isArray(baselines.body) ? baselines.body : (baselines.body.results ?? []))[0] ?? null;
+  return {
+    slug,
+    token,
+    projectId,
+    issueIds: issues.body.results.map((x) => x.id),
+    propertyId: property?.id ?? null,
+    propertyType: property?.type ?? null,
+    baselineId: baseline?.id ?? null,
+  };
+}
+
+export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult> {
+  const log = o.log ?? ((line: string) => console.error(line));
+  const capacitySeconds = o.capacitySeconds ?? (o.quick ? 10 : 30);
+  const soakSeconds = o.soakSeconds ?? (o.quick ? 40 : 180);
+  const dir = o.databaseUrl ? null : mkdtempSync(join(tmpdir(), 'wis-mixed-load-'));
+  const scratch = o.databaseUrl ? await scratchDatabase(o.databaseUrl) : null;
+  const dbEnv: Record<string, string> = scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dir! };
+  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...dbEnv };
+
+  if (!existsSync(join(ROOT, 'dist/src/main.js'))) spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  log(`  mixed load: demo data on ${o.databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
+  const demo = spawnSync(process.execPath, ['dist/src/cli/main.js', 'demo'], { cwd: ROOT, env: baseEnv, encoding: 'utf8' });
+  if (demo.status !== 0) throw new Error(`the demo failed: ${demo.stderr || demo.stdout}`);
+
+  // A receiver for the webhook worker: answers 200 at once.
+  let delivered = 0;
+  const receiver = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      delivered++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], {
+    cwd: ROOT,
+    env: {
+      ...baseEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      API_RATE_LIMIT: '0',
+      JOB_INTERVAL_MS: '5000',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const pool = new Pool(base, { connections: CLIENTS + 2, pipelining: 1 });
+  try {
+    for (const deadline = Date.now() + 60_000; ;) {
+      if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
+      try {
+        if ((await json(pool, { method: 'GET', path: '/healthz' })).status === 200) break;
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) throw new Error('the service did not come up within 60 s');
+      await sleep(100);
+    }
+    const startupMb = rssMb(child.pid!);
+    const target = await discover(pool);
+    const hook = await json(
+      pool,
+      { method: 'POST', path: `/api/workspaces/${target.slug}/webhooks/`, body: { url: receiverUrl, event_types: ['*'], description: 'mixed load' } },
+      target.token,
+    );
+    if (hook.status !== 201) log(`  mixed load: no webhook endpoint (${hook.status} ${JSON.stringify(hook.body).slice(0, 160)}); the worker idles`);
+    const ops = operations(target);
+
+    type Sample = { op: number; ms: number; ok: boolean };
+    const firstError = new Map<number, string>();
+    const send = async (i: number, samples: Sample[], dueAt: number) => {
+      const opIndex = i % ops.length;
+      const call = ops[opIndex]![1](Math.floor(i / ops.length));
+      let ok = false;
+      try {
+        const res = await pool.request({
+          method: call.method,
+          path: call.path,
+          headers: { authorization: `Bearer ${target.token}`, ...(call.body !== undefined && { 'content-type': 'application/json' }) },
+          body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        });
+        // An issue whose priority has no rule answers 404 sla_not_applicable: an answer, not a failure.
+        ok = res.statusCode < 400 || (res.statusCode === 404 && ops[opIndex]![0] === 'GET SLA tracker');
+        if (!ok && !firstError.has(opIndex)) firstError.set(opIndex, `${res.statusCode} ${(await res.body.text()).slice(0, 200)}`);
+        else await res.body.dump();
+      } catch (error) {
+        ok = false;
+        if (!firstError.has(opIndex)) firstError.set(opIndex, String(error));
+      }
+      samples.push({ op: opIndex, ms: performance.now() - dueAt, ok });
+    };
+
+    // Phase 1: capacity, closed loop.
+    log(`  mixed load: capacity run, ${CLIENTS} clients, ${capacitySeconds} s`);
+    let counter = 0;
+    const capacitySamples: Sample[] = [];
+    const capEnd = performance.now() + capacitySeconds * 1000;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (performance.now() < capEnd) await send(counter++, capacitySamples, performance.now());
+      }),
+    );
+    const capacity = capacitySamples.length / capacitySeconds;
+
+    // Phase 2: soak at 80 % of capacity, open loop (a fixed schedule per client).
+    const rate = 0.8 * capacity;
+    const interval = (1000 * CLIENTS) / rate;
+    log(`  mixed load: capacity ${capacity.toFixed(0)} req/s; soak at ${rate.toFixed(0)} req/s for ${soakSeconds} s`);
+    const samples: Sample[] = [];
+    const rss: Array<{ t: number; mb: number }> = [];
+    const start = performance.now();
+    const sampler = setInterval(() => rss.push({ t: (performance.now() - start) / 1000, mb: rssMb(child.pid!) }), 1000);
+    const soakEnd = start + soakSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        for (let k = 0; ; k++) {
+          const due = start + (c * interval) / CLIENTS + k * interval;
+          if (due >= soakEnd) break;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+          await send(counter++, samples, due);
+        }
+      }),
+    );
+    clearInterval(sampler);
+    const elapsed = (performance.now() - start) / 1000;
+
+    const operationsStats = ops.map(([name], index) => {
+      const mine = samples.filter((s) => s.op === index);
+      const ms = mine.map((s) => s.ms).sort((a, b) => a - b);
+      return { op: name, count: mine.length, errors: mine.filter((s) => !s.ok).length, p50: percentile(ms, 50), p99: percentile(ms, 99) };
+    });
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+    const warm = Math.min(60, soakSeconds / 3);
+    const afterWarmup = mean(rss.filter((r) => r.t >= warm && r.t < warm + 30).map((r) => r.mb));
+    const end = mean(rss.filter((r) => r.t >= soakSeconds - 30).map((r) => r.mb));
+    for (const [index, error] of firstError) log(`  mixed load: ${ops[index]![0]} failed: ${error}`);
+    log(`  mixed load: ${samples.length} requests in ${elapsed.toFixed(0)} s; ${delivered} webhook deliveries received`);
+    return {
+      database: o.databaseUrl ? 'postgres' : 'pglite',
+      capacity,
+      soakRate: rate,
+      achievedRate: samples.length / elapsed,
+      operations: operationsStats,
+      rss: {
+        startupMb,
+        afterWarmupMb: afterWarmup,
+        endMb: end,
+        peakMb: Math.max(0, ...rss.map((r) => r.mb)),
+        growthPercent: afterWarmup ? (100 * (end - afterWarmup)) / afterWarmup : 0,
+      },
+    };
+  } finally {
+    await pool.close().catch(() => undefined);
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((ok) => {
+        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => ok(clearTimeout(t)));
+      });
+    }
+    receiver.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await scratch?.drop();
+  }
+}
+
+const CAPACITY_TARGET = 225;
+const P99_TARGET_MS = 50;
+const RSS_GROWTH_TARGET = 3;
+
+/** The result as markdown tables, with `met` columns for the PGlite targets of issue 28. */
+export function renderMixedLoad(results: MixedLoadResult[]): string {
+  const lines = [
+    `### Mixed load (11 operations, ${CLIENTS} clients, background duties on): capacity, then 80 % of it`,
+    '',
+    '| database | capacity | target | met | soak rate (achieved) | RSS at start-up | RSS after warm-up | RSS at end | peak | growth | target | met |',
+    '|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|---|',
+  ];
+  for (const r of results) {
+    const pglite = r.database === 'pglite';
+    lines.push(
+      `| ${r.database} | ${r.capacity.toFixed(0)} req/s | ${pglite ? `>= ${CAPACITY_TARGET}` : 'reported'} | ${pglite ? (r.capacity >= CAPACITY_TARGET ? 'met' : 'not met') : ''} | ${r.soakRate.toFixed(0)} (${r.achievedRate.toFixed(0)}) req/s | ${r.rss.startupMb.toFixed(0)} MB | ${r.rss.afterWarmupMb.toFixed(0)} MB | ${r.rss.endMb.toFixed(0)} MB | ${r.rss.peakMb.toFixed(0)} MB | ${r.rss.growthPercent.toFixed(1)} % | ${pglite ? `<= ${RSS_GROWTH_TARGET} %` : 'reported'} | ${pglite ? (r.rss.growthPercent <= RSS_GROWTH_TARGET ? 'met' : 'not met') : ''} |`,
+    );
+  }
+  lines.push('', '| operation | ' + results.map((r) => `${r.database} p50 | ${r.database} p99 | errors`).join(' | ') + ' | target (PGlite p99) | met |');
+  lines.push('|---|' + results.map(() => '---:|---:|---:').join('|') + '|---|---|');
+  const names = results[0]?.operations.map((o) => o.op) ?? [];
+  for (const name of names) {
+    const cells = results.map((r) => {
+      const s = r.operations.find((o) => o.op === name)!;
+      return `${s.p50.toFixed(1)} ms | ${s.p99.toFixed(1)} ms | ${s.errors}/${s.count}`;
+    });
+    const p = results.find((r) => r.database === 'pglite')?.operations.find((o) => o.op === name);
+    lines.push(`| ${name} | ${cells.join(' | ')} | <= ${P99_TARGET_MS} ms | ${p ? (p.p99 <= P99_TARGET_MS ? 'met' : 'not met') : ''} |`);
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const argv = process.argv.slice(2);
+  const pgAt = argv.indexOf('--postgres');
+  const results: MixedLoadResult[] = [await runMixedLoad({ quick: argv.includes('--quick') })];
+  if (pgAt >= 0) results.push(await runMixedLoad({ quick: argv.includes('--quick'), databaseUrl: argv[pgAt + 1] }));
+  console.log(renderMixedLoad(results));
+}
