@@ -35,6 +35,9 @@ export interface MixedLoadOptions {
   quick: boolean;
   /** A PostgreSQL URL: the run creates (and drops) a scratch database `<db>_mixedload` on it; PGlite in a temporary folder without it. */
   databaseUrl?: string;
+  /** Extra environment of the service (such as PGLITE_SHARED_BUFFERS), and the label of its row. */
+  env?: Record<string, string>;
+  label?: string;
   capacitySeconds?: number;
   soakSeconds?: number;
   log?: (line: string) => void;
@@ -50,6 +53,7 @@ export interface OperationStats {
 
 export interface MixedLoadResult {
   database: 'pglite' | 'postgres';
+  label: string;
   capacity: number;
   soakRate: number;
   achievedRate: number;
@@ -208,7 +212,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
   const dir = o.databaseUrl ? null : mkdtempSync(join(tmpdir(), 'wis-mixed-load-'));
   const scratch = o.databaseUrl ? await scratchDatabase(o.databaseUrl) : null;
   const dbEnv: Record<string, string> = scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dir! };
-  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...dbEnv };
+  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...dbEnv, ...o.env };
 
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   log(`  mixed load: demo data on ${o.databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
@@ -335,6 +339,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
     log(`  mixed load: ${samples.length} requests in ${elapsed.toFixed(0)} s; ${delivered} webhook deliveries received`);
     return {
       database: o.databaseUrl ? 'postgres' : 'pglite',
+      label: o.label ?? (o.databaseUrl ? 'postgres' : 'pglite'),
       capacity,
       soakRate: rate,
       achievedRate: samples.length / elapsed,
@@ -377,10 +382,10 @@ export function renderMixedLoad(results: MixedLoadResult[]): string {
   for (const r of results) {
     const pglite = r.database === 'pglite';
     lines.push(
-      `| ${r.database} | ${r.capacity.toFixed(0)} req/s | ${pglite ? `>= ${CAPACITY_TARGET}` : 'reported'} | ${pglite ? (r.capacity >= CAPACITY_TARGET ? 'met' : 'not met') : ''} | ${r.soakRate.toFixed(0)} (${r.achievedRate.toFixed(0)}) req/s | ${r.rss.startupMb.toFixed(0)} MB | ${r.rss.afterWarmupMb.toFixed(0)} MB | ${r.rss.endMb.toFixed(0)} MB | ${r.rss.peakMb.toFixed(0)} MB | ${r.rss.growthPercent.toFixed(1)} % | ${pglite ? `<= ${RSS_GROWTH_TARGET} %` : 'reported'} | ${pglite ? (r.rss.growthPercent <= RSS_GROWTH_TARGET ? 'met' : 'not met') : ''} |`,
+      `| ${r.label} | ${r.capacity.toFixed(0)} req/s | ${pglite ? `>= ${CAPACITY_TARGET}` : 'reported'} | ${pglite ? (r.capacity >= CAPACITY_TARGET ? 'met' : 'not met') : ''} | ${r.soakRate.toFixed(0)} (${r.achievedRate.toFixed(0)}) req/s | ${r.rss.startupMb.toFixed(0)} MB | ${r.rss.afterWarmupMb.toFixed(0)} MB | ${r.rss.endMb.toFixed(0)} MB | ${r.rss.peakMb.toFixed(0)} MB | ${r.rss.growthPercent.toFixed(1)} % | ${pglite ? `<= ${RSS_GROWTH_TARGET} %` : 'reported'} | ${pglite ? (r.rss.growthPercent <= RSS_GROWTH_TARGET ? 'met' : 'not met') : ''} |`,
     );
   }
-  lines.push('', '| operation | ' + results.map((r) => `${r.database} p50 | ${r.database} p99 | errors`).join(' | ') + ' | target (PGlite p99) | met |');
+  lines.push('', '| operation | ' + results.map((r) => `${r.label} p50 | ${r.label} p99 | errors`).join(' | ') + ' | target (PGlite p99) | met |');
   lines.push('|---|' + results.map(() => '---:|---:|---:').join('|') + '|---|---|');
   const names = results[0]?.operations.map((o) => o.op) ?? [];
   for (const name of names) {
@@ -397,7 +402,13 @@ export function renderMixedLoad(results: MixedLoadResult[]): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const argv = process.argv.slice(2);
   const pgAt = argv.indexOf('--postgres');
-  const results: MixedLoadResult[] = [await runMixedLoad({ quick: argv.includes('--quick') })];
-  if (pgAt >= 0) results.push(await runMixedLoad({ quick: argv.includes('--quick'), databaseUrl: argv[pgAt + 1] }));
+  const quick = argv.includes('--quick');
+  const results: MixedLoadResult[] = [await runMixedLoad({ quick })];
+  const sb = argv.indexOf('--shared-buffers');
+  if (sb >= 0) {
+    const size = argv[sb + 1]!;
+    results.push(await runMixedLoad({ quick, env: { PGLITE_SHARED_BUFFERS: size }, label: `pglite, shared_buffers ${size}` }));
+  }
+  if (pgAt >= 0) results.push(await runMixedLoad({ quick, databaseUrl: argv[pgAt + 1] }));
   console.log(renderMixedLoad(results));
 }

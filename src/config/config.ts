@@ -4,6 +4,9 @@ import { isIP } from 'node:net';
  * The environment, parsed once into a frozen Config. A bad value stops start-up with a message that names the
  * variable; secrets are never echoed back.
  */
+/** PGlite's shared_buffers unless PGLITE_SHARED_BUFFERS says otherwise (see docs/decisions/pglite-memory.md). */
+export const PGLITE_SHARED_BUFFERS_DEFAULT = '128MB';
+
 export interface RateLimitConfig {
   /** Failed sign-ins allowed per e-mail and per client address within `signInWindowMs`. */
   signInFailures: number;
@@ -46,6 +49,8 @@ export interface Config {
   /** A postgres:// URL, or null for the embedded PGlite database in `dataDir`. */
   databaseUrl: string | null;
   dataDir: string;
+  /** PGlite's shared_buffers (PGLITE_SHARED_BUFFERS, such as `32MB`): its buffer cache, which it allocates whole. */
+  pgliteSharedBuffers: string;
   publicBaseUrl: string;
   paymentProvider: 'sandbox' | 'paytr';
   paytr: PaytrConfig;
@@ -217,12 +222,19 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = str(env, 'LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const memorySize = (name: string, value: string): string => {
+    const m = /^(\d+)(kB|MB|GB)$/.exec(value);
+    const mb = m ? Number(m[1]) / (m[2] === 'kB' ? 1024 : m[2] === 'GB' ? 1 / 1024 : 1) : NaN;
+    if (!(mb >= 1 && mb <= 4096)) throw new ConfigError(`${name} must be a size such as 32MB (1MB..4GB; units kB, MB, GB), got "${value}"`);
+    return value;
+  };
   const sandboxBase = `${publicBaseUrl}/sandbox/paytr`;
   const config: Config = {
     port,
     host,
     databaseUrl,
     dataDir: str(env, 'DATA_DIR', './data'),
+    pgliteSharedBuffers: memorySize('PGLITE_SHARED_BUFFERS', str(env, 'PGLITE_SHARED_BUFFERS', PGLITE_SHARED_BUFFERS_DEFAULT)),
     publicBaseUrl,
     paymentProvider,
     paytr: {

@@ -59,7 +59,7 @@ export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>):
 }
 
 /** Opens (creating if needed) the embedded database in `dataDir`, refusing a folder another process holds. */
-export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
+export async function openPglite(dataDir: string, options: { sharedBuffers?: string } = {}): Promise<DatabaseHandle> {
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const lock = acquireLock(join(dir, 'service.lock'));
@@ -71,7 +71,8 @@ export async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       if (!createdFromTemplate) await initdbInChild(pgdata);
     }
     const { PGlite } = await import('@electric-sql/pglite');
-    const pglite = await PGlite.create(pgdata);
+    const startParams = options.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`] : undefined;
+    const pglite = await PGlite.create(pgdata, startParams ? { startParams } : {});
     const handle = await wrapPglite(pglite, async () => {
       await pglite.close();
       lock.release();
@@ -127,8 +128,11 @@ async function initdbInChild(pgdata: string): Promise<void> {
   if (exit !== 0) throw new Error(`Creating the embedded database in ${pgdata} failed (exit ${exit})`);
 }
 
-export async function openDatabase(config: { databaseUrl: string | null; dataDir: string }, onError?: (error: Error) => void): Promise<DatabaseHandle> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, 10, onError) : openPglite(config.dataDir);
+export async function openDatabase(
+  config: { databaseUrl: string | null; dataDir: string; pgliteSharedBuffers?: string },
+  onError?: (error: Error) => void,
+): Promise<DatabaseHandle> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, 10, onError) : openPglite(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers });
 }
 
 function isAlive(pid: number): boolean {

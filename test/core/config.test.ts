@@ -26,6 +26,9 @@ describe('configuration', () => {
     [{ ALLOW_SIGNUP: 'maybe' }, /ALLOW_SIGNUP/],
     [{ BILLING_GRACE_DAYS: '-1' }, /BILLING_GRACE_DAYS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ PGLITE_SHARED_BUFFERS: 'lots' }, /PGLITE_SHARED_BUFFERS/],
+    [{ PGLITE_SHARED_BUFFERS: '0MB' }, /PGLITE_SHARED_BUFFERS/],
+    [{ PGLITE_SHARED_BUFFERS: '32 MB' }, /PGLITE_SHARED_BUFFERS/],
   ])('stops on a bad value: %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

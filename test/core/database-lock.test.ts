@@ -58,6 +58,16 @@ describe('the embedded database lock', () => {
     acquireLock(path).release();
   });
 
+  it('opens the embedded database with the shared_buffers asked for (PGLITE_SHARED_BUFFERS)', async () => {
+    const handle = await openPglite(folder(), { sharedBuffers: '16MB' });
+    try {
+      const { rows } = await sql<{ size: string }>`SELECT current_setting('shared_buffers') AS size`.execute(handle.db);
+      expect(rows).toEqual([{ size: '16MB' }]);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+
   it.runIf(linux)(
     'starts the embedded database over a stale lock naming a live, unrelated process',
     async () => {
