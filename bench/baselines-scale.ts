@@ -92,11 +92,17 @@ async function main() {
       // states 20% backlog, 20% unstarted, 15% started, 35% completed, 10% cancelled;
       // priorities 5% urgent, 15% high, 30% medium, 20% low, 30% none.
       await sql`
-        INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, state_id, state_group, priority, created_by, created_at, updated_at, completed_at)
+        INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, state_id, state_group, priority, created_by, created_at, updated_at, completed_at,
+          start_date, target_date, estimate_minutes, time_spent_minutes)
         SELECT
           (lpad(to_hex(${now.getTime()}::bigint - ${N}::bigint + n), 12, '0') || '7' || substr(h, 1, 3) || '8' || substr(h, 4, 15))::uuid,
           ${workspaceId}, ${projectId}, n, 'Issue ' || n || ' ' || substr(h, 16, 16), s.id, s."group", p.priority, ${userId},
-          ${now}, ${now}, CASE WHEN s."group" = 'completed' THEN ${now}::timestamptz END
+          ${now}, ${now}, CASE WHEN s."group" = 'completed' THEN ${now}::timestamptz END,
+          -- planning fields on most issues (a quarter without dates, a fifth without an estimate), as a planned project has
+          CASE WHEN n % 4 <> 0 THEN DATE '2026-01-05' + (n % 120) END,
+          CASE WHEN n % 4 <> 0 THEN DATE '2026-01-05' + (n % 120) + (n % 30) END,
+          CASE WHEN n % 5 <> 0 THEN 30 * (1 + n % 16) END,
+          CASE WHEN s."group" IN ('started', 'completed') THEN 15 * (n % 20) ELSE 0 END
         FROM (
           SELECT n, md5(n::text) AS h,
             CASE WHEN (n * 37) % 100 < 20 THEN 'backlog' WHEN (n * 37) % 100 < 40 THEN 'unstarted'
