@@ -13,13 +13,14 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/wis_bl npx tsx bench/baselines-scale.ts [issues] [runs]
  *
- * Without DATABASE_URL it runs on an in-memory PGlite. The seed is set-based SQL (generate_series) in a workspace of
- * its own, removed at the end (KEEP=1 keeps it, to look at query plans). `npm run bench` runs it at 100,000 issues
+ * On PostgreSQL it works in a scratch database `<db>_blbench`; without DATABASE_URL on an in-memory PGlite. The seed is
+ * set-based SQL (generate_series); KEEP=1 keeps it, to look at query plans. `npm run bench` runs it at 100,000 issues
  * on PostgreSQL (quick: 20,000) through benchBaselinesScale.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import { type DatabaseHandle, type Executor, openPostgres, wrapPglite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -62,12 +63,30 @@ async function snapshotAt9dc1ca3(tx: Executor, workspaceId: string, projectId: s
     RETURNING baselines.id`.execute(tx);
 }
 
-async function open(databaseUrl?: string): Promise<DatabaseHandle> {
-  const url = databaseUrl;
-  if (url) return openPostgres(url, 4);
+/**
+ * PostgreSQL: a scratch database `<db>_blbench` on DATABASE_URL's server, created afresh and dropped at the end (KEEP=1
+ * keeps it); without a URL an in-memory PGlite.
+ */
+async function open(databaseUrl?: string): Promise<{ handle: DatabaseHandle; drop(): Promise<void> }> {
+  if (databaseUrl) {
+    const url = new URL(databaseUrl);
+    const name = `${url.pathname.slice(1) || 'postgres'}_blbench`;
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    url.pathname = `/${name}`;
+    return {
+      handle: openPostgres(url.toString(), 4),
+      drop: async () => {
+        if (!process.env.KEEP) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  }
   const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create();
-  return wrapPglite(pglite, () => pglite.close());
+  return { handle: await wrapPglite(pglite, () => pglite.close()), drop: async () => {} };
 }
 
 async function time<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -84,7 +103,7 @@ const stats = (ms: number[]) => {
 export async function benchBaselinesScale({ databaseUrl, quick, issues, runs }: { databaseUrl?: string; quick: boolean; issues?: number; runs?: number }) {
   const N = issues ?? (quick ? 20_000 : 100_000);
   const RUNS = runs ?? (quick ? 3 : 7);
-  const handle = await open(databaseUrl);
+  const { handle, drop } = await open(databaseUrl);
   const { db } = handle;
   await migrateToLatest(db);
 
@@ -305,6 +324,7 @@ export async function benchBaselinesScale({ databaseUrl, quick, issues, runs }: 
   }
   await composition.close();
   await handle.close();
+  await drop();
   return lines.join('\n');
 }
 
