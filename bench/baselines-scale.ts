@@ -192,7 +192,15 @@ export async function benchBaselinesScale({ databaseUrl, quick, issues, runs }: 
         await repo.withoutJit(tx);
         const id = newId();
         const at = new Date();
-        await repo.insertBaseline(tx, { id, workspace_id: workspaceId, project_id: projectId, name: which, created_by: userId, snapshot_at: at, created_at: at });
+        await repo.insertBaseline(tx, {
+          id,
+          workspace_id: workspaceId,
+          project_id: projectId,
+          name: which,
+          created_by: userId,
+          snapshot_at: at,
+          created_at: at,
+        });
         if (which === 'old') await snapshotAt9dc1ca3(tx, workspaceId, projectId, id);
         else await repo.snapshotIssues(tx, workspaceId, projectId, id);
         return id;
@@ -306,7 +314,12 @@ export async function benchBaselinesScale({ databaseUrl, quick, issues, runs }: 
       N === 100_000 ? (createRatio <= TARGET_RATIO ? 'yes' : 'no') : 'n/a',
     ),
     row('(a1) snapshot SQL of 9dc1ca3 (7 columns, counts by a second scan)', oldSnap),
-    row('(a2) snapshot SQL now (11 columns, counts and totals by a second scan)', newSnap, `<= ${TARGET_RATIO}x (a1), side by side: ${ratio.toFixed(2)}x`, ratio <= TARGET_RATIO ? 'yes' : 'no'),
+    row(
+      '(a2) snapshot SQL now (11 columns, counts and totals by a second scan)',
+      newSnap,
+      `<= ${TARGET_RATIO}x (a1), side by side: ${ratio.toFixed(2)}x`,
+      ratio <= TARGET_RATIO ? 'yes' : 'no',
+    ),
     row('(b) deviation (service, RR read-only tx)', dev),
     row('(c) raw aggregate SQL alone', raw),
     row('(d) delete baseline (service)', del),

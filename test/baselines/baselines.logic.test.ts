@@ -122,7 +122,13 @@ describe('deviation', () => {
       { state_group: 'completed', priority: 'urgent', n: 2 },
       { state_group: 'started', priority: 'none', n: 2 },
     ]);
-    const d = deviationOf(baseline, current, changeLists([], 100), 100, scheduleOf(null, null, { moves: [], added_estimate_minutes: 0, removed_estimate_minutes: 0 }));
+    const d = deviationOf(
+      baseline,
+      current,
+      changeLists([], 100),
+      100,
+      scheduleOf(null, null, { moves: [], added_estimate_minutes: 0, removed_estimate_minutes: 0 }),
+    );
     expect(d).toMatchObject({
       current_total: 4,
       current_completed: 2,

@@ -14,7 +14,8 @@ function model(pairs: readonly (readonly [number | null, number | null])[]) {
   let slipDays = 0;
   for (const [from, to] of pairs) {
     if (from === null || from === to) continue; // no baseline date: not a move; unchanged: no move
-    if (to === null) slipped++; // removed: slipped, but no days to add
+    if (to === null)
+      slipped++; // removed: slipped, but no days to add
     else if (to > from) {
       slipped++;
       slipDays += to - from;

@@ -38,7 +38,7 @@ async function planned() {
 }
 
 describe('a baseline of schedule and effort', () => {
-  it('snapshots each issue\'s dates, estimate and time spent, and the planned finish of the issues not cancelled', async () => {
+  it("snapshots each issue's dates, estimate and time spent, and the planned finish of the issues not cancelled", async () => {
     const { api, ws, project, byGroup, issue, log } = await planned();
     const a = await issue('A', { start_date: '2026-03-01', target_date: '2026-03-10', estimate_minutes: 120 });
     await issue('B', { target_date: '2026-03-20', estimate_minutes: 60 });
@@ -207,7 +207,9 @@ describe('a baseline written before migration 1010', () => {
     const db = handle.db;
     await sql`INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
               VALUES (${ids.user}, ${`old-${ids.user}@example.com`}, 'Old', 'x', ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at) VALUES (${ids.ws}, ${slug}, 'Old', ${ids.user}, ${now}, ${now})`.execute(db);
+    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at) VALUES (${ids.ws}, ${slug}, 'Old', ${ids.user}, ${now}, ${now})`.execute(
+      db,
+    );
     await sql`INSERT INTO projects (id, workspace_id, name, identifier, created_by, created_at, updated_at, issue_seq)
               VALUES (${ids.project}, ${ids.ws}, 'Old', 'OLD', ${ids.user}, ${now}, ${now}, 2)`.execute(db);
     const state = randomUUID();
@@ -219,7 +221,9 @@ describe('a baseline written before migration 1010', () => {
     await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, state_id, state_group, priority, created_by, created_at,
                                   updated_at, target_date, estimate_minutes, time_spent_minutes)
               VALUES (${ids.dated}, ${ids.ws}, ${ids.project}, 1, 'Dated', ${state}, 'backlog', 'none', ${ids.user}, ${now}, ${now}, '2026-03-10', 60, 15),
-                     (${ids.moved}, ${ids.ws}, ${ids.project}, 2, 'Moved', ${state}, 'backlog', 'none', ${ids.user}, ${now}, ${now}, '2026-03-12', 30, 0)`.execute(db);
+                     (${ids.moved}, ${ids.ws}, ${ids.project}, 2, 'Moved', ${state}, 'backlog', 'none', ${ids.user}, ${now}, ${now}, '2026-03-12', 30, 0)`.execute(
+      db,
+    );
     await sql`INSERT INTO baselines (id, workspace_id, project_id, name, snapshot_at, created_by, created_at)
               VALUES (${ids.baseline}, ${ids.ws}, ${ids.project}, 'Before 1010', ${now}, ${ids.user}, ${now})`.execute(db);
     await sql`INSERT INTO baseline_items (workspace_id, baseline_id, issue_id, sequence_id, name, state_group, priority)

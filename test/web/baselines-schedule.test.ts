@@ -41,7 +41,14 @@ describe.skipIf(!hasChromium)('baseline schedule variance in Chromium', () => {
     await page.goto(h.app(`/w/${h.slug}/p/${projectId}/baselines/${baseline.body.id}`));
     await page.getByRole('heading', { name: 'Schedule and effort' }).waitFor();
     const facts = page.locator('section[aria-labelledby="schedule-variance"] dl');
-    const fact = async (term: string) => (await facts.locator('div').filter({ has: page.getByText(term, { exact: true }) }).locator('dd').textContent())?.trim();
+    const fact = async (term: string) =>
+      (
+        await facts
+          .locator('div')
+          .filter({ has: page.getByText(term, { exact: true }) })
+          .locator('dd')
+          .textContent()
+      )?.trim();
     expect(await fact('Planned finish')).toBe('2026-03-20 → 2026-03-24');
     expect(await fact('Finish variance')).toBe('4 days later');
     expect(await fact('Slipped issues')).toBe('1 (14 days of slip)');

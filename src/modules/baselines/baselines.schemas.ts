@@ -60,8 +60,7 @@ const ChangedFields = Type.Object(
     estimate_minutes: Type.Optional(FieldChange(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]))),
   },
   {
-    description:
-      'Each field that differs, as {from, to}: state_group, priority, and (when both sides recorded them) target_date and estimate_minutes',
+    description: 'Each field that differs, as {from, to}: state_group, priority, and (when both sides recorded them) target_date and estimate_minutes',
   },
 );
 const ChangedItem = Type.Object({
@@ -75,8 +74,8 @@ const ChangedItem = Type.Object({
 
 const Schedule = Type.Object(
   {
-    planned_finish_baseline: NullableDate('The baseline\'s planned_finish'),
-    planned_finish_now: NullableDate('The latest target_date of the issues not cancelled now (or the against baseline\'s planned_finish)'),
+    planned_finish_baseline: NullableDate("The baseline's planned_finish"),
+    planned_finish_now: NullableDate("The latest target_date of the issues not cancelled now (or the against baseline's planned_finish)"),
     finish_variance_days: Type.Union([Type.Integer(), Type.Null()], {
       description: 'planned_finish_now minus planned_finish_baseline in days (positive: later); null when either is null',
     }),

@@ -239,7 +239,9 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
                     {issueLink(i)}{' '}
                     <span class="muted">
                       {[
-                        ...(i.fields.state_group || i.fields.priority ? [`${i.from.state_group}/${i.from.priority} → ${i.to.state_group}/${i.to.priority}`] : []),
+                        ...(i.fields.state_group || i.fields.priority
+                          ? [`${i.from.state_group}/${i.from.priority} → ${i.to.state_group}/${i.to.priority}`]
+                          : []),
                         ...planningChanges(i.fields),
                       ].join(' · ')}
                     </span>
