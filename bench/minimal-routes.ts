@@ -299,15 +299,17 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
 /** baselines.repository changes(): the same statement, with the same parameters. */
 export const DEVIATION_SQL = `
   WITH cur AS (
-    SELECT id, sequence_id, name, state_group, priority FROM issues WHERE workspace_id = $1 AND project_id = $2
+    SELECT id, sequence_id, name, state_group, priority, target_date, estimate_minutes FROM issues WHERE workspace_id = $1 AND project_id = $2
   ), base AS (
-    SELECT issue_id, sequence_id, name, state_group, priority FROM baseline_items WHERE baseline_id = $3 AND workspace_id = $1
+    SELECT issue_id, sequence_id, name, state_group, priority, target_date, estimate_minutes, time_spent_minutes
+    FROM baseline_items WHERE baseline_id = $3 AND workspace_id = $1
   ), diff AS (
     SELECT CASE WHEN b.issue_id IS NULL THEN 'added' WHEN c.id IS NULL THEN 'removed' ELSE 'changed' END AS kind,
       coalesce(c.id, b.issue_id) AS id, coalesce(c.sequence_id, b.sequence_id) AS sequence_id, coalesce(c.name, b.name) AS name,
       b.state_group AS from_state_group, b.priority AS from_priority, c.state_group AS to_state_group, c.priority AS to_priority
     FROM cur c FULL JOIN base b ON b.issue_id = c.id
     WHERE b.issue_id IS NULL OR c.id IS NULL OR b.state_group <> c.state_group OR b.priority <> c.priority
+      OR (b.time_spent_minutes IS NOT NULL AND (b.target_date IS DISTINCT FROM c.target_date OR b.estimate_minutes IS DISTINCT FROM c.estimate_minutes))
   )
   SELECT kind, id, sequence_id, name, from_state_group, from_priority, to_state_group, to_priority, kind_total, rn
   FROM (SELECT diff.*, row_number() OVER (PARTITION BY kind ORDER BY sequence_id, id)::int AS rn,

@@ -316,23 +316,33 @@ export async function insertBaseline(q: Query, ws: string, projectId: string, ow
     now,
     ownerId,
   ]);
+  // mirrors baselinesRepository().snapshotIssues: the items (with the planning fields of migration 1010), then the
+  // counts, planned finish and effort totals from exactly those rows
   await q(
-    `WITH copied AS (
-       INSERT INTO baseline_items (workspace_id, baseline_id, issue_id, sequence_id, name, state_group, priority)
-       SELECT workspace_id, $3, id, sequence_id, name, state_group, priority FROM issues WHERE workspace_id = $1 AND project_id = $2
-       RETURNING state_group, priority)
-     UPDATE baselines b SET total_issues = c.total, completed_issues = c.completed, state_backlog = c.backlog,
+    `INSERT INTO baseline_items (workspace_id, baseline_id, issue_id, sequence_id, name, state_group, priority,
+                                 start_date, target_date, estimate_minutes, time_spent_minutes)
+     SELECT b.workspace_id, b.id, i.id, i.sequence_id, i.name, i.state_group, i.priority,
+            i.start_date, i.target_date, i.estimate_minutes, i.time_spent_minutes
+     FROM baselines b JOIN issues i ON i.workspace_id = b.workspace_id AND i.project_id = b.project_id
+     WHERE b.id = $3 AND b.workspace_id = $1 AND b.project_id = $2`,
+    [ws, projectId, id],
+  );
+  await q(
+    `UPDATE baselines b SET total_issues = c.total, completed_issues = c.completed, state_backlog = c.backlog,
        state_unstarted = c.unstarted, state_started = c.started, state_completed = c.completed, state_cancelled = c.cancelled,
-       priority_urgent = c.urgent, priority_high = c.high, priority_medium = c.medium, priority_low = c.low, priority_none = c.none
+       priority_urgent = c.urgent, priority_high = c.high, priority_medium = c.medium, priority_low = c.low, priority_none = c.none,
+       planned_finish = c.planned_finish, total_estimate_minutes = c.estimate, total_time_spent_minutes = c.time_spent
      FROM (SELECT count(*)::int AS total,
              count(*) FILTER (WHERE state_group = 'backlog')::int AS backlog, count(*) FILTER (WHERE state_group = 'unstarted')::int AS unstarted,
              count(*) FILTER (WHERE state_group = 'started')::int AS started, count(*) FILTER (WHERE state_group = 'completed')::int AS completed,
              count(*) FILTER (WHERE state_group = 'cancelled')::int AS cancelled, count(*) FILTER (WHERE priority = 'urgent')::int AS urgent,
              count(*) FILTER (WHERE priority = 'high')::int AS high, count(*) FILTER (WHERE priority = 'medium')::int AS medium,
-             count(*) FILTER (WHERE priority = 'low')::int AS low, count(*) FILTER (WHERE priority = 'none')::int AS none
-           FROM copied) c
-     WHERE b.id = $3`,
-    [ws, projectId, id],
+             count(*) FILTER (WHERE priority = 'low')::int AS low, count(*) FILTER (WHERE priority = 'none')::int AS none,
+             max(target_date) FILTER (WHERE state_group <> 'cancelled') AS planned_finish,
+             coalesce(sum(estimate_minutes), 0)::bigint AS estimate, coalesce(sum(time_spent_minutes), 0)::bigint AS time_spent
+           FROM baseline_items WHERE workspace_id = $1 AND baseline_id = $2) c
+     WHERE b.id = $2 AND b.workspace_id = $1`,
+    [ws, id],
   );
   return id;
 }

@@ -4290,6 +4290,8 @@ export interface operations {
                          */
                         id: string;
                         name: string;
+                        /** @description The latest target_date of its issues not cancelled; null when none has one, or null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        planned_finish: string | null;
                         /** @description Issues by priority at snapshot time, summing to total_issues; every priority is present */
                         priority_breakdown: {
                             high: number;
@@ -4318,8 +4320,12 @@ export interface operations {
                             started: number;
                             unstarted: number;
                         };
+                        /** @description Sum of its issues' estimate_minutes (an issue without one adds 0); null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        total_estimate_minutes: number | null;
                         /** @description Issues in the project at snapshot time */
                         total_issues: number;
+                        /** @description Sum of its issues' time_spent_minutes; null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        total_time_spent_minutes: number | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -4607,24 +4613,52 @@ export interface operations {
                             /** @enum {unknown} */
                             state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                         } | {
+                            /** @description Each field that differs, as {from, to}: state_group, priority, and (when both sides recorded them) target_date and estimate_minutes */
+                            fields: {
+                                estimate_minutes?: {
+                                    from: number | null;
+                                    to: number | null;
+                                };
+                                priority?: {
+                                    /** @enum {unknown} */
+                                    from: "urgent" | "high" | "medium" | "low" | "none";
+                                    /** @enum {unknown} */
+                                    to: "urgent" | "high" | "medium" | "low" | "none";
+                                };
+                                state_group?: {
+                                    /** @enum {unknown} */
+                                    from: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                    /** @enum {unknown} */
+                                    to: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                };
+                                target_date?: {
+                                    from: string | null;
+                                    to: string | null;
+                                };
+                            };
                             from: {
+                                estimate_minutes: number | null;
                                 /** @enum {unknown} */
                                 priority: "urgent" | "high" | "medium" | "low" | "none";
                                 /** @enum {unknown} */
                                 state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                target_date: string | null;
                             };
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
                              */
                             id: string;
+                            /** @description Current name */
                             name: string;
                             sequence_id: number;
                             to: {
+                                estimate_minutes: number | null;
                                 /** @enum {unknown} */
                                 priority: "urgent" | "high" | "medium" | "low" | "none";
                                 /** @enum {unknown} */
                                 state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                target_date: string | null;
                             };
                         })[];
                         total: number;
@@ -4789,6 +4823,8 @@ export interface operations {
                              */
                             id: string;
                             name: string;
+                            /** @description The latest target_date of its issues not cancelled; null when none has one, or null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            planned_finish: string | null;
                             /** @description Issues by priority at snapshot time, summing to total_issues; every priority is present */
                             priority_breakdown: {
                                 high: number;
@@ -4817,25 +4853,54 @@ export interface operations {
                                 started: number;
                                 unstarted: number;
                             };
+                            /** @description Sum of its issues' estimate_minutes (an issue without one adds 0); null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            total_estimate_minutes: number | null;
                             /** @description Issues in the project at snapshot time */
                             total_issues: number;
+                            /** @description Sum of its issues' time_spent_minutes; null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            total_time_spent_minutes: number | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
                              */
                             workspace_id: string;
                         };
-                        /** @description Issues whose state group or priority differs from the baseline */
+                        /** @description Issues whose state group, priority, target_date or estimate_minutes differs from the baseline */
                         changed: {
                             /** @description How many issues in all (the items list may be cut short) */
                             count: number;
                             /** @description At most items_limit issues, by sequence_id */
                             items: {
+                                /** @description Each field that differs, as {from, to}: state_group, priority, and (when both sides recorded them) target_date and estimate_minutes */
+                                fields: {
+                                    estimate_minutes?: {
+                                        from: number | null;
+                                        to: number | null;
+                                    };
+                                    priority?: {
+                                        /** @enum {unknown} */
+                                        from: "urgent" | "high" | "medium" | "low" | "none";
+                                        /** @enum {unknown} */
+                                        to: "urgent" | "high" | "medium" | "low" | "none";
+                                    };
+                                    state_group?: {
+                                        /** @enum {unknown} */
+                                        from: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                        /** @enum {unknown} */
+                                        to: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                    };
+                                    target_date?: {
+                                        from: string | null;
+                                        to: string | null;
+                                    };
+                                };
                                 from: {
+                                    estimate_minutes: number | null;
                                     /** @enum {unknown} */
                                     priority: "urgent" | "high" | "medium" | "low" | "none";
                                     /** @enum {unknown} */
                                     state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                    target_date: string | null;
                                 };
                                 /**
                                  * Format: uuid
@@ -4846,10 +4911,12 @@ export interface operations {
                                 name: string;
                                 sequence_id: number;
                                 to: {
+                                    estimate_minutes: number | null;
                                     /** @enum {unknown} */
                                     priority: "urgent" | "high" | "medium" | "low" | "none";
                                     /** @enum {unknown} */
                                     state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                    target_date: string | null;
                                 };
                             }[];
                         };
@@ -4911,6 +4978,29 @@ export interface operations {
                                 state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
                             }[];
                         };
+                        /** @description Schedule and effort variance (contract 18.4) */
+                        schedule: {
+                            /** @description Sum of the estimates of the issues added since the baseline; null when compared against a baseline taken before schedule and effort were recorded (migration 1010) */
+                            added_estimate_minutes: number | null;
+                            /** @description Total estimate now minus at the baseline; null when either side is a baseline taken before schedule and effort were recorded (migration 1010) */
+                            estimate_delta_minutes: number | null;
+                            /** @description planned_finish_now minus planned_finish_baseline in days (positive: later); null when either is null */
+                            finish_variance_days: number | null;
+                            /** @description The baseline's planned_finish */
+                            planned_finish_baseline: string | null;
+                            /** @description The latest target_date of the issues not cancelled now (or the against baseline's planned_finish) */
+                            planned_finish_now: string | null;
+                            /** @description Issues on both sides whose target_date moved earlier */
+                            pulled_in_issues: number;
+                            /** @description Sum of the estimates, at snapshot time, of the issues removed since the baseline; null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            removed_estimate_minutes: number | null;
+                            /** @description Issues on both sides whose target_date moved later or was removed */
+                            slipped_issues: number;
+                            /** @description Total time spent now minus at the baseline; null when either side is a baseline taken before schedule and effort were recorded (migration 1010) */
+                            time_spent_delta_minutes: number | null;
+                            /** @description Sum of the days slipped issues with both dates moved later */
+                            total_slip_days: number;
+                        };
                         /** @description Change of the count of each state group; every state group is present */
                         state_delta: {
                             /** @description current minus baseline: positive is an increase since the baseline */
@@ -4945,6 +5035,8 @@ export interface operations {
                              */
                             id: string;
                             name: string;
+                            /** @description The latest target_date of its issues not cancelled; null when none has one, or null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            planned_finish: string | null;
                             /** @description Issues by priority at snapshot time, summing to total_issues; every priority is present */
                             priority_breakdown: {
                                 high: number;
@@ -4973,8 +5065,12 @@ export interface operations {
                                 started: number;
                                 unstarted: number;
                             };
+                            /** @description Sum of its issues' estimate_minutes (an issue without one adds 0); null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            total_estimate_minutes: number | null;
                             /** @description Issues in the project at snapshot time */
                             total_issues: number;
+                            /** @description Sum of its issues' time_spent_minutes; null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                            total_time_spent_minutes: number | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -9897,6 +9993,8 @@ export interface operations {
                          */
                         id: string;
                         name: string;
+                        /** @description The latest target_date of its issues not cancelled; null when none has one, or null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        planned_finish: string | null;
                         /** @description Issues by priority at snapshot time, summing to total_issues; every priority is present */
                         priority_breakdown: {
                             high: number;
@@ -9925,8 +10023,12 @@ export interface operations {
                             started: number;
                             unstarted: number;
                         };
+                        /** @description Sum of its issues' estimate_minutes (an issue without one adds 0); null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        total_estimate_minutes: number | null;
                         /** @description Issues in the project at snapshot time */
                         total_issues: number;
+                        /** @description Sum of its issues' time_spent_minutes; null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        total_time_spent_minutes: number | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -10075,6 +10177,8 @@ export interface operations {
                          */
                         id: string;
                         name: string;
+                        /** @description The latest target_date of its issues not cancelled; null when none has one, or null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        planned_finish: string | null;
                         /** @description Issues by priority at snapshot time, summing to total_issues; every priority is present */
                         priority_breakdown: {
                             high: number;
@@ -10103,8 +10207,12 @@ export interface operations {
                             started: number;
                             unstarted: number;
                         };
+                        /** @description Sum of its issues' estimate_minutes (an issue without one adds 0); null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        total_estimate_minutes: number | null;
                         /** @description Issues in the project at snapshot time */
                         total_issues: number;
+                        /** @description Sum of its issues' time_spent_minutes; null on a baseline taken before schedule and effort were recorded (migration 1010) */
+                        total_time_spent_minutes: number | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier

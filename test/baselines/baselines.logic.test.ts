@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ChangeRow, changeLists, countsFromGroups, deltaOf, deviationOf } from '../../src/modules/baselines/baselines.logic.js';
+import { type ChangeRow, changeLists, countsFromGroups, deltaOf, deviationOf, scheduleOf } from '../../src/modules/baselines/baselines.logic.js';
 import { PRIORITIES, STATE_GROUPS } from '../../src/kernel/work-items.js';
 import { baselineView } from '../../src/modules/baselines/baselines.views.js';
 
@@ -62,6 +62,11 @@ const row = (over: Partial<ChangeRow>): ChangeRow => ({
   from_priority: 'none',
   to_state_group: 'started',
   to_priority: 'high',
+  from_target_date: null,
+  to_target_date: null,
+  from_estimate_minutes: null,
+  to_estimate_minutes: null,
+  planned: true,
   kind_total: 1,
   rn: 1,
   ...over,
@@ -117,7 +122,13 @@ describe('deviation', () => {
       { state_group: 'completed', priority: 'urgent', n: 2 },
       { state_group: 'started', priority: 'none', n: 2 },
     ]);
-    const d = deviationOf(baseline, current, changeLists([], 100), 100);
+    const d = deviationOf(
+      baseline,
+      current,
+      changeLists([], 100),
+      100,
+      scheduleOf(null, null, { moves: [], added_estimate_minutes: 0, removed_estimate_minutes: 0 }),
+    );
     expect(d).toMatchObject({
       current_total: 4,
       current_completed: 2,

@@ -52,6 +52,10 @@ describe('POST /api/workspaces/{slug}/projects/{projectId}/baselines/', () => {
       created_by: ws.admin.user.id,
       created_at: ctx().clock.now().toISOString(),
       schedule_id: null,
+      // no issue has a date, an estimate or a worklog
+      planned_finish: null,
+      total_estimate_minutes: 0,
+      total_time_spent_minutes: 0,
     });
     expectConsistent(res.body);
     expect(await itemsOf(res.body.id)).toBe(31);
@@ -148,6 +152,18 @@ describe('GET /api/workspaces/{slug}/baselines/{baselineId}/deviation/', () => {
       changed: { count: 0, items: [] },
       against: null,
       transitions: { state: {}, priority: {} },
+      schedule: {
+        planned_finish_baseline: null,
+        planned_finish_now: null,
+        finish_variance_days: null,
+        slipped_issues: 0,
+        pulled_in_issues: 0,
+        total_slip_days: 0,
+        added_estimate_minutes: 0,
+        removed_estimate_minutes: 0,
+        estimate_delta_minutes: 0,
+        time_spent_delta_minutes: 0,
+      },
     });
   });
 
@@ -205,15 +221,17 @@ describe('GET /api/workspaces/{slug}/baselines/{baselineId}/deviation/', () => {
           id: move.id,
           sequence_id: move.sequence_id,
           name: 'Move',
-          from: { state_group: 'unstarted', priority: 'medium' },
-          to: { state_group: 'completed', priority: 'medium' },
+          from: { state_group: 'unstarted', priority: 'medium', target_date: null, estimate_minutes: null },
+          to: { state_group: 'completed', priority: 'medium', target_date: null, estimate_minutes: null },
+          fields: { state_group: { from: 'unstarted', to: 'completed' } },
         },
         {
           id: reprioritise.id,
           sequence_id: reprioritise.sequence_id,
           name: 'Reprioritised',
-          from: { state_group: 'started', priority: 'none' },
-          to: { state_group: 'started', priority: 'urgent' },
+          from: { state_group: 'started', priority: 'none', target_date: null, estimate_minutes: null },
+          to: { state_group: 'started', priority: 'urgent', target_date: null, estimate_minutes: null },
+          fields: { priority: { from: 'none', to: 'urgent' } },
         },
       ],
     });

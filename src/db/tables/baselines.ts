@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Priority, StateGroup } from '../../kernel/work-items.js';
 
-/** Table types of the baselines migration (0300). Kept by hand beside the SQL they describe. */
+/** Table types of the baselines migrations (0300, 0810, 1010). Kept by hand beside the SQL they describe. */
 type Timestamp = ColumnType<Date, Date, Date>;
 type Count = Generated<number>;
 
@@ -26,6 +26,10 @@ export interface BaselinesTable {
   created_by: string;
   created_at: Timestamp;
   schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 1010: null on a baseline written before it (figures not recorded), else set by the snapshot. */
+  planned_finish: ColumnType<string | null, string | null | undefined, string | null>;
+  total_estimate_minutes: ColumnType<number | null, number | null | undefined, number | null>;
+  total_time_spent_minutes: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface BaselineSchedulesTable {
@@ -53,6 +57,11 @@ export interface BaselineItemsTable {
   name: string;
   state_group: StateGroup;
   priority: Priority;
+  /** Migration 1010 (`YYYY-MM-DD`); time_spent_minutes is null only on items written before it. */
+  start_date: ColumnType<string | null, string | null | undefined, never>;
+  target_date: ColumnType<string | null, string | null | undefined, never>;
+  estimate_minutes: ColumnType<number | null, number | null | undefined, never>;
+  time_spent_minutes: ColumnType<number | null, number | null | undefined, never>;
 }
 
 export interface BaselinesTables {

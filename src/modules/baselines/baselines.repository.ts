@@ -11,6 +11,22 @@ export interface Transitions {
   priority: Record<string, number>;
 }
 
+/** Target-date moves of issues on both sides, grouped by (baseline date set, date set now, days moved). */
+export interface MoveGroup {
+  from_set: boolean;
+  to_set: boolean;
+  /** now minus baseline, in days; null unless both dates are set */
+  days: number | null;
+  n: number;
+}
+
+/** What the comparison adds up for the schedule of the deviation. */
+export interface ScheduleSums {
+  moves: MoveGroup[];
+  added_estimate_minutes: number;
+  removed_estimate_minutes: number;
+}
+
 /** One row of the issue-by-issue comparison. */
 export interface ChangeRow {
   kind: 'added' | 'removed' | 'changed';
@@ -21,6 +37,13 @@ export interface ChangeRow {
   from_priority: Priority | null;
   to_state_group: StateGroup | null;
   to_priority: Priority | null;
+  /** `YYYY-MM-DD` or null, at the baseline (from) and now or in `against` (to). */
+  from_target_date: string | null;
+  to_target_date: string | null;
+  from_estimate_minutes: number | null;
+  to_estimate_minutes: number | null;
+  /** Both sides recorded the planning fields (neither is a snapshot written before migration 1010). */
+  planned: boolean;
   /** How many rows of this kind exist in all, before the cap. */
   kind_total: number;
   /** 1-based rank of the row within its kind. */
@@ -48,6 +71,9 @@ const baselineColumns = [
   'created_by',
   'created_at',
   'schedule_id',
+  'planned_finish',
+  'total_estimate_minutes',
+  'total_time_spent_minutes',
 ] as const;
 
 const scheduleColumns = [
@@ -85,18 +111,44 @@ export function baselinesRepository() {
 
     /**
      * Copies every issue of the project into the baseline's items (one INSERT ... SELECT), then sets the baseline's
-     * counts by aggregating exactly the rows it copied, so counts and items can never disagree.
+     * counts, planned finish and effort totals by aggregating exactly the rows it copied, so counts and items can
+     * never disagree. (Feeding the aggregate from the INSERT's RETURNING, in one statement, measured slower: the
+     * returned rows are materialised, while the second scan reads pages the INSERT has just left in memory.)
      */
     async snapshotIssues(tx: Executor, workspaceId: string, projectId: string, baselineId: string) {
       await tx
         .insertInto('baseline_items')
-        .columns(['workspace_id', 'baseline_id', 'issue_id', 'sequence_id', 'name', 'state_group', 'priority'])
+        .columns([
+          'workspace_id',
+          'baseline_id',
+          'issue_id',
+          'sequence_id',
+          'name',
+          'state_group',
+          'priority',
+          'start_date',
+          'target_date',
+          'estimate_minutes',
+          'time_spent_minutes',
+        ])
         // the baseline row supplies (workspace_id, baseline_id): items can only point at a baseline that exists
         .expression((eb) =>
           eb
             .selectFrom('baselines as b')
             .innerJoin('issues as i', (join) => join.onRef('i.workspace_id', '=', 'b.workspace_id').onRef('i.project_id', '=', 'b.project_id'))
-            .select(['b.workspace_id', 'b.id', 'i.id', 'i.sequence_id', 'i.name', 'i.state_group', 'i.priority'])
+            .select([
+              'b.workspace_id',
+              'b.id',
+              'i.id',
+              'i.sequence_id',
+              'i.name',
+              'i.state_group',
+              'i.priority',
+              'i.start_date',
+              'i.target_date',
+              'i.estimate_minutes',
+              'i.time_spent_minutes',
+            ])
             .where('b.id', '=', baselineId)
             .where('b.workspace_id', '=', workspaceId)
             .where('b.project_id', '=', projectId),
@@ -121,6 +173,10 @@ export function baselinesRepository() {
               n('priority', 'medium').as('medium'),
               n('priority', 'low').as('low'),
               n('priority', 'none').as('none'),
+              // the latest target date of the issues not cancelled; sums over every issue (none: 0)
+              sql<string | null>`max(target_date) FILTER (WHERE state_group <> 'cancelled')`.as('planned_finish'),
+              sql<number>`coalesce(sum(estimate_minutes), 0)::bigint`.as('estimate'),
+              sql<number>`coalesce(sum(time_spent_minutes), 0)::bigint`.as('time_spent'),
             ]),
         )
         .updateTable('baselines')
@@ -138,6 +194,9 @@ export function baselinesRepository() {
           priority_medium: eb.ref('counted.medium'),
           priority_low: eb.ref('counted.low'),
           priority_none: eb.ref('counted.none'),
+          planned_finish: eb.ref('counted.planned_finish'),
+          total_estimate_minutes: eb.ref('counted.estimate'),
+          total_time_spent_minutes: eb.ref('counted.time_spent'),
         }))
         .where('baselines.id', '=', baselineId)
         .where('baselines.workspace_id', '=', workspaceId)
@@ -167,11 +226,21 @@ export function baselinesRepository() {
       return result.numDeletedRows > 0n;
     },
 
-    /** The project's issues now, counted by (state group, priority): at most 25 rows. */
+    /**
+     * The project's issues now, counted by (state group, priority), with each group's latest target date and effort
+     * sums: at most 25 rows, one scan.
+     */
     currentGroups(tx: Executor, workspaceId: string, projectId: string) {
       return tx
         .selectFrom('issues')
-        .select((eb) => ['state_group', 'priority', eb.fn.countAll<number>().as('n')])
+        .select((eb) => [
+          'state_group',
+          'priority',
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.max('target_date').as('max_target_date'),
+          sql<number>`coalesce(sum(estimate_minutes), 0)::bigint`.as('estimate_minutes'),
+          sql<number>`coalesce(sum(time_spent_minutes), 0)::bigint`.as('time_spent_minutes'),
+        ])
         .where('workspace_id', '=', workspaceId)
         .where('project_id', '=', projectId)
         .groupBy(['state_group', 'priority'])
@@ -191,31 +260,39 @@ export function baselinesRepository() {
       projectId: string,
       baselineId: string,
       page: { limit: number; offset?: number; kind?: 'added' | 'removed' | 'changed'; against?: string },
-    ): Promise<{ rows: ChangeRow[]; transitions: Transitions }> {
+    ): Promise<{ rows: ChangeRow[]; transitions: Transitions; schedule: ScheduleSums }> {
       const offset = page.offset ?? 0;
       // The full join carries only ids, numbers, groups and priorities (narrow rows hash without spilling); names
       // are looked up afterwards for the few rows that come back.
       const cur = page.against
-        ? sql`SELECT issue_id AS id, sequence_id, state_group, priority FROM baseline_items
+        ? sql`SELECT issue_id AS id, sequence_id, state_group, priority, target_date, estimate_minutes, time_spent_minutes FROM baseline_items
               WHERE baseline_id = ${page.against} AND workspace_id = ${workspaceId}`
-        : sql`SELECT id, sequence_id, state_group, priority FROM issues
+        : sql`SELECT id, sequence_id, state_group, priority, target_date, estimate_minutes, time_spent_minutes FROM issues
               WHERE workspace_id = ${workspaceId} AND project_id = ${projectId}`;
       const currentName = page.against
         ? sql`(SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${page.against} AND bi.issue_id = r.id AND bi.workspace_id = ${workspaceId})`
         : sql`(SELECT i.name FROM issues i WHERE i.id = r.id AND i.workspace_id = ${workspaceId})`;
-      const { rows } = await sql<{ rows: ChangeRow[] | null; transitions: Transitions }>`
+      const { rows } = await sql<{ rows: ChangeRow[] | null; transitions: Transitions; schedule: ScheduleSums }>`
         WITH cur AS (${cur}), base AS (
-          SELECT issue_id, sequence_id, state_group, priority FROM baseline_items
+          SELECT issue_id, sequence_id, state_group, priority, target_date, estimate_minutes, time_spent_minutes FROM baseline_items
           WHERE baseline_id = ${baselineId} AND workspace_id = ${workspaceId}
+        ), joined AS (
+          SELECT b.issue_id AS b_id, c.id AS c_id, coalesce(c.id, b.issue_id) AS id, coalesce(c.sequence_id, b.sequence_id) AS sequence_id,
+            b.state_group AS from_state_group, b.priority AS from_priority,
+            c.state_group AS to_state_group, c.priority AS to_priority,
+            b.target_date AS from_target_date, c.target_date AS to_target_date,
+            b.estimate_minutes AS from_estimate_minutes, c.estimate_minutes AS to_estimate_minutes,
+            -- time_spent_minutes is never null on an issue, nor on an item written since migration 1010
+            (b.time_spent_minutes IS NOT NULL AND c.time_spent_minutes IS NOT NULL) AS planned
+          FROM cur c FULL JOIN base b ON b.issue_id = c.id
         ), diff AS MATERIALIZED (
           SELECT
-            CASE WHEN b.issue_id IS NULL THEN 'added' WHEN c.id IS NULL THEN 'removed' ELSE 'changed' END AS kind,
-            coalesce(c.id, b.issue_id) AS id,
-            coalesce(c.sequence_id, b.sequence_id) AS sequence_id,
-            b.state_group AS from_state_group, b.priority AS from_priority,
-            c.state_group AS to_state_group, c.priority AS to_priority
-          FROM cur c FULL JOIN base b ON b.issue_id = c.id
-          WHERE b.issue_id IS NULL OR c.id IS NULL OR b.state_group <> c.state_group OR b.priority <> c.priority
+            CASE WHEN b_id IS NULL THEN 'added' WHEN c_id IS NULL THEN 'removed' ELSE 'changed' END AS kind,
+            id, sequence_id, from_state_group, from_priority, to_state_group, to_priority,
+            from_target_date, to_target_date, from_estimate_minutes, to_estimate_minutes, planned
+          FROM joined
+          WHERE b_id IS NULL OR c_id IS NULL OR from_state_group <> to_state_group OR from_priority <> to_priority
+            OR (planned AND (from_target_date IS DISTINCT FROM to_target_date OR from_estimate_minutes IS DISTINCT FROM to_estimate_minutes))
         ), ranked AS (
           SELECT diff.*,
             row_number() OVER (PARTITION BY kind ORDER BY sequence_id, id)::int AS rn,
@@ -231,7 +308,8 @@ export function baselinesRepository() {
                 THEN (SELECT bi.name FROM baseline_items bi WHERE bi.baseline_id = ${baselineId} AND bi.issue_id = r.id AND bi.workspace_id = ${workspaceId})
                 ELSE ${currentName}
               END AS name,
-              r.from_state_group, r.from_priority, r.to_state_group, r.to_priority, r.kind_total, r.rn
+              r.from_state_group, r.from_priority, r.to_state_group, r.to_priority,
+              r.from_target_date, r.to_target_date, r.from_estimate_minutes, r.to_estimate_minutes, r.planned, r.kind_total, r.rn
             FROM ranked r
             -- the first row of a kind always comes back, so that a limit of 0 still reports the counts
             WHERE (r.rn > ${offset}::int AND r.rn <= ${offset}::int + ${page.limit}::int) OR r.rn = 1
@@ -243,9 +321,20 @@ export function baselinesRepository() {
             'priority', coalesce((SELECT json_object_agg(t.k, t.n ORDER BY t.k) FROM (
                 SELECT from_priority || '->' || to_priority AS k, count(*)::int AS n FROM diff
                 WHERE kind = 'changed' AND from_priority <> to_priority GROUP BY 1) t), '{}'::json)
-          ) AS transitions
+          ) AS transitions,
+          json_build_object(
+            -- the target-date moves of issues on both sides, grouped losslessly; the rules (slipped, pulled in, slip
+            -- days) are applied by slipSums in baselines.logic.ts
+            'moves', coalesce((SELECT json_agg(m ORDER BY m.from_set, m.to_set, m.days) FROM (
+                SELECT from_target_date IS NOT NULL AS from_set, to_target_date IS NOT NULL AS to_set,
+                  (to_target_date - from_target_date) AS days, count(*)::int AS n
+                FROM diff WHERE kind = 'changed' AND planned AND from_target_date IS DISTINCT FROM to_target_date
+                GROUP BY 1, 2, 3) m), '[]'::json),
+            'added_estimate_minutes', (SELECT coalesce(sum(to_estimate_minutes), 0) FROM diff WHERE kind = 'added'),
+            'removed_estimate_minutes', (SELECT coalesce(sum(from_estimate_minutes), 0) FROM diff WHERE kind = 'removed')
+          ) AS schedule
       `.execute(tx);
-      return { rows: rows[0]?.rows ?? [], transitions: rows[0]!.transitions };
+      return { rows: rows[0]?.rows ?? [], transitions: rows[0]!.transitions, schedule: rows[0]!.schedule };
     },
 
     // ---- schedules ----

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
+import { LocalDate, PageQuery, Slug, Timestamp, Uuid } from '../../http/schemas.js';
 import { PRIORITIES, STATE_GROUPS } from '../../kernel/work-items.js';
 import { DEFAULT_ITEMS_LIMIT, MAX_ITEMS_LIMIT } from './baselines.logic.js';
 
@@ -7,6 +7,10 @@ const StateGroupSchema = Type.Enum([...STATE_GROUPS]);
 const PrioritySchema = Type.Enum([...PRIORITIES]);
 const Count = Type.Integer({ minimum: 0 });
 const Delta = Type.Integer({ description: 'current minus baseline: positive is an increase since the baseline' });
+const NullableDate = (description: string) => Type.Union([LocalDate, Type.Null()], { description });
+const Minutes = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
+const OLD = 'a baseline taken before schedule and effort were recorded (migration 1010)';
+const PRE_1010 = `null on ${OLD}`;
 
 export const ProjectParams = Type.Object({ slug: Slug, projectId: Uuid });
 export const BaselineParams = Type.Object({ slug: Slug, baselineId: Uuid });
@@ -36,9 +40,59 @@ export const Baseline = Type.Object({
   created_by: Uuid,
   created_at: Timestamp,
   schedule_id: Type.Union([Uuid, Type.Null()], { description: 'The schedule that took it; null when taken by hand' }),
+  planned_finish: NullableDate(`The latest target_date of its issues not cancelled; null when none has one, or ${PRE_1010}`),
+  total_estimate_minutes: Minutes(`Sum of its issues' estimate_minutes (an issue without one adds 0); ${PRE_1010}`),
+  total_time_spent_minutes: Minutes(`Sum of its issues' time_spent_minutes; ${PRE_1010}`),
 });
 
-const IssueAt = Type.Object({ state_group: StateGroupSchema, priority: PrioritySchema });
+const IssueAt = Type.Object({
+  state_group: StateGroupSchema,
+  priority: PrioritySchema,
+  target_date: Type.Union([LocalDate, Type.Null()]),
+  estimate_minutes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+});
+const FieldChange = <T extends Parameters<typeof Type.Object>[0][string]>(value: T) => Type.Object({ from: value, to: value });
+const ChangedFields = Type.Object(
+  {
+    state_group: Type.Optional(FieldChange(StateGroupSchema)),
+    priority: Type.Optional(FieldChange(PrioritySchema)),
+    target_date: Type.Optional(FieldChange(Type.Union([LocalDate, Type.Null()]))),
+    estimate_minutes: Type.Optional(FieldChange(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]))),
+  },
+  {
+    description: 'Each field that differs, as {from, to}: state_group, priority, and (when both sides recorded them) target_date and estimate_minutes',
+  },
+);
+const ChangedItem = Type.Object({
+  id: Uuid,
+  sequence_id: Type.Integer(),
+  name: Type.String({ description: 'Current name' }),
+  from: IssueAt,
+  to: IssueAt,
+  fields: ChangedFields,
+});
+
+const Schedule = Type.Object(
+  {
+    planned_finish_baseline: NullableDate("The baseline's planned_finish"),
+    planned_finish_now: NullableDate("The latest target_date of the issues not cancelled now (or the against baseline's planned_finish)"),
+    finish_variance_days: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'planned_finish_now minus planned_finish_baseline in days (positive: later); null when either is null',
+    }),
+    slipped_issues: Type.Integer({ minimum: 0, description: 'Issues on both sides whose target_date moved later or was removed' }),
+    pulled_in_issues: Type.Integer({ minimum: 0, description: 'Issues on both sides whose target_date moved earlier' }),
+    total_slip_days: Type.Integer({ minimum: 0, description: 'Sum of the days slipped issues with both dates moved later' }),
+    added_estimate_minutes: Minutes('Sum of the estimates of the issues added since the baseline; null when compared against ' + OLD),
+    removed_estimate_minutes: Minutes('Sum of the estimates, at snapshot time, of the issues removed since the baseline; ' + PRE_1010),
+    estimate_delta_minutes: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Total estimate now minus at the baseline; null when either side is ' + OLD,
+    }),
+    time_spent_delta_minutes: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Total time spent now minus at the baseline; null when either side is ' + OLD,
+    }),
+  },
+  { description: 'Schedule and effort variance (contract 18.4)' },
+);
 const listOf = <T extends ReturnType<typeof Type.Object>>(item: T, description: string) =>
   Type.Object(
     {
@@ -67,10 +121,8 @@ export const Deviation = Type.Object({
     Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), state_group: StateGroupSchema, priority: PrioritySchema }),
     'Issues deleted since the baseline, as they were at snapshot time',
   ),
-  changed: listOf(
-    Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String({ description: 'Current name' }), from: IssueAt, to: IssueAt }),
-    'Issues whose state group or priority differs from the baseline',
-  ),
+  changed: listOf(ChangedItem, 'Issues whose state group, priority, target_date or estimate_minutes differs from the baseline'),
+  schedule: Schedule,
 });
 
 export const DeviationQuery = Type.Object({
@@ -104,7 +156,7 @@ export const ChangesQuery = Type.Object({
 
 export const ChangeItem = Type.Union([
   Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), state_group: StateGroupSchema, priority: PrioritySchema }),
-  Type.Object({ id: Uuid, sequence_id: Type.Integer(), name: Type.String(), from: IssueAt, to: IssueAt }),
+  ChangedItem,
 ]);
 
 const WeekdaySchema = Type.Enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);

@@ -11,7 +11,17 @@ import type { WorkItemsService } from '../work-items/index.js';
 import type { BaselinesRepository, ScheduleRow } from './baselines.repository.js';
 import { baselineView, scheduleView } from './baselines.views.js';
 import { isTimeZone, nextRunAt, scheduledName, type Weekday } from './baselines.schedule.js';
-import { type ChangeLists, changeLists, countsFromGroups, countsOfBaseline, DEFAULT_ITEMS_LIMIT, deviationOf } from './baselines.logic.js';
+import {
+  type ChangeLists,
+  changeLists,
+  countsFromGroups,
+  countsOfBaseline,
+  DEFAULT_ITEMS_LIMIT,
+  deviationOf,
+  planFromGroups,
+  planOfBaseline,
+  scheduleOf,
+} from './baselines.logic.js';
 
 export interface BaselinesDeps {
   db: Db;
@@ -156,15 +166,16 @@ export function createBaselinesService(deps: BaselinesDeps) {
           const baseline = await baselineOf(tx, ws.workspaceId, baselineId);
           const against = query.against ? await againstOf(tx, ws.workspaceId, baseline, query.against) : undefined;
           await repo.withoutJit(tx);
-          const current = against
-            ? countsOfBaseline(baselineView(against))
-            : countsFromGroups(await repo.currentGroups(tx, ws.workspaceId, baseline.project_id));
-          const { rows, transitions } = await repo.changes(tx, ws.workspaceId, baseline.project_id, baseline.id, {
+          const groups = against ? undefined : await repo.currentGroups(tx, ws.workspaceId, baseline.project_id);
+          const current = groups ? countsFromGroups(groups) : countsOfBaseline(baselineView(against!));
+          const plan = groups ? planFromGroups(groups) : planOfBaseline(baselineView(against!));
+          const { rows, transitions, schedule } = await repo.changes(tx, ws.workspaceId, baseline.project_id, baseline.id, {
             limit,
             ...(against ? { against: against.id } : {}),
           });
+          const view = baselineView(baseline);
           return {
-            ...deviationOf(baselineView(baseline), current, changeLists(rows, limit), limit),
+            ...deviationOf(view, current, changeLists(rows, limit), limit, scheduleOf(planOfBaseline(view), plan, schedule)),
             against: against ? baselineView(against) : null,
             transitions,
           };

@@ -25,6 +25,10 @@ export interface BaselineRow {
   created_by: string;
   created_at: Date;
   schedule_id?: string | null;
+  /** Migration 1010; null on a baseline written before it. */
+  planned_finish?: string | null;
+  total_estimate_minutes?: number | null;
+  total_time_spent_minutes?: number | null;
 }
 
 export function baselineView(b: BaselineRow) {
@@ -53,6 +57,9 @@ export function baselineView(b: BaselineRow) {
     created_by: b.created_by,
     created_at: iso(b.created_at),
     schedule_id: b.schedule_id ?? null,
+    planned_finish: b.planned_finish ?? null,
+    total_estimate_minutes: b.total_estimate_minutes ?? null,
+    total_time_spent_minutes: b.total_time_spent_minutes ?? null,
   };
 }
 

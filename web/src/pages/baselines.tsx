@@ -2,6 +2,7 @@ import { api, PRIORITIES, STATE_GROUPS, unwrap, when } from '../api.js';
 import { Link, navigate } from '../router.js';
 import type { ComponentChildren } from 'preact';
 import { ActionForm } from '../components/action-form.js';
+import { Facts } from '../components/facts.js';
 import { CardList } from '../components/list-view.js';
 import { Empty, Field, formValues, PageTitle, Show, useAction, useLoad } from '../ui.js';
 
@@ -116,6 +117,75 @@ function Change<T extends { id: string }>({
   );
 }
 
+/** Minutes as hours and minutes: 90 -> "1h 30m", 0 -> "0m". */
+function minutes(m: number): string {
+  const sign = m < 0 ? '−' : '';
+  const a = Math.abs(m);
+  const h = Math.floor(a / 60);
+  const r = a % 60;
+  return sign + (h ? `${h}h${r ? ` ${r}m` : ''}` : `${r}m`);
+}
+const signedMinutes = (m: number | null) => (m === null ? 'not recorded' : m > 0 ? `+${minutes(m)}` : minutes(m));
+const days = (n: number) => `${n} day${Math.abs(n) === 1 ? '' : 's'}`;
+
+type Schedule = {
+  planned_finish_baseline: string | null;
+  planned_finish_now: string | null;
+  finish_variance_days: number | null;
+  slipped_issues: number;
+  pulled_in_issues: number;
+  total_slip_days: number;
+  added_estimate_minutes: number | null;
+  removed_estimate_minutes: number | null;
+  estimate_delta_minutes: number | null;
+  time_spent_delta_minutes: number | null;
+};
+
+/** The schedule variance (contract 18.4): planned finish then and now, slips and pull-ins, effort deltas. */
+function ScheduleVariance({ s, recorded }: { s: Schedule; recorded: boolean }) {
+  const variance =
+    s.finish_variance_days === null
+      ? 'n/a'
+      : s.finish_variance_days > 0
+        ? `${days(s.finish_variance_days)} later`
+        : s.finish_variance_days < 0
+          ? `${days(-s.finish_variance_days)} earlier`
+          : 'on plan';
+  return (
+    <section aria-labelledby="schedule-variance">
+      <h2 id="schedule-variance">Schedule and effort</h2>
+      {recorded ? null : <p class="muted">This baseline was taken before dates and estimates were recorded: what needs them reads "not recorded".</p>}
+      <Facts
+        items={[
+          ['Planned finish', `${s.planned_finish_baseline ?? (recorded ? 'none' : 'not recorded')} → ${s.planned_finish_now ?? 'none'}`],
+          ['Finish variance', variance],
+          ['Slipped issues', `${s.slipped_issues} (${days(s.total_slip_days)} of slip)`],
+          ['Pulled-in issues', String(s.pulled_in_issues)],
+          ['Estimate change', signedMinutes(s.estimate_delta_minutes)],
+          [
+            'Estimate of added / removed issues',
+            `${s.added_estimate_minutes === null ? 'not recorded' : minutes(s.added_estimate_minutes)} / ${
+              s.removed_estimate_minutes === null ? 'not recorded' : minutes(s.removed_estimate_minutes)
+            }`,
+          ],
+          ['Time spent since', signedMinutes(s.time_spent_delta_minutes)],
+        ]}
+      />
+    </section>
+  );
+}
+
+/** The planning fields that differ on a changed issue, as text. */
+function planningChanges(fields: { target_date?: { from: string | null; to: string | null }; estimate_minutes?: { from: number | null; to: number | null } }) {
+  const parts: string[] = [];
+  if (fields.target_date) parts.push(`target ${fields.target_date.from ?? 'none'} → ${fields.target_date.to ?? 'none'}`);
+  if (fields.estimate_minutes) {
+    const e = fields.estimate_minutes;
+    parts.push(`estimate ${e.from === null ? 'none' : minutes(e.from)} → ${e.to === null ? 'none' : minutes(e.to)}`);
+  }
+  return parts;
+}
+
 export function Deviation({ slug, projectId, baselineId }: { slug: string; projectId: string; baselineId: string }) {
   const dev = useLoad(
     () => unwrap(api().GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug, baselineId }, query: { items_limit: 50 } } })),
@@ -137,6 +207,7 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
               Taken {when(d.baseline.snapshot_at)} · issues {d.baseline.total_issues} → {d.current_total} ({signed(d.issues_delta)}) · completed{' '}
               {d.baseline.completed_issues} → {d.current_completed} ({signed(d.completion_delta)})
             </p>
+            <ScheduleVariance s={d.schedule} recorded={d.baseline.total_estimate_minutes !== null} />
             <div class="grid2">
               <BarChart title="State groups" keys={STATE_GROUPS} before={d.baseline.state_breakdown} now={d.current_state_breakdown} />
               <BarChart title="Priorities" keys={PRIORITIES} before={d.baseline.priority_breakdown} now={d.current_priority_breakdown} />
@@ -167,7 +238,12 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
                   <>
                     {issueLink(i)}{' '}
                     <span class="muted">
-                      {i.from.state_group}/{i.from.priority} → {i.to.state_group}/{i.to.priority}
+                      {[
+                        ...(i.fields.state_group || i.fields.priority
+                          ? [`${i.from.state_group}/${i.from.priority} → ${i.to.state_group}/${i.to.priority}`]
+                          : []),
+                        ...planningChanges(i.fields),
+                      ].join(' · ')}
                     </span>
                   </>
                 )}
