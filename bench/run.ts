@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchSlaScale } from './sla-scale.js';
+import { benchSlaSimulation } from './sla-simulation.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
@@ -847,6 +848,8 @@ async function main() {
     if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
     // SLA on working time at scale (bench/sla-scale.ts): at-risk pages, a calendar edit re-targeting open trackers.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
+    // SLA policy simulation of 10,000 issues (bench/sla-simulation.ts): <= 2 s on PostgreSQL.
+    if (url && !cfg.pgliteOnly) webhooks.push(await benchSlaSimulation({ databaseUrl: url, quick, pglite: cfg.pglite }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).
