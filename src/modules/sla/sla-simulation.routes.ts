@@ -10,6 +10,7 @@ export const slaSimulationRoutes: FastifyPluginAsyncTypebox<{ simulation: SlaSim
     {
       schema: {
         tags: ['sla'],
+        operationId: 'simulateSlaPolicy',
         summary: 'Simulate a draft SLA policy against the issues of a period (admin); changes nothing',
         description:
           'Replays every issue created in [from, to] (local dates in the workspace time_zone, at most 366 days and 100,000 issues) ' +
