@@ -144,7 +144,10 @@ export async function benchSlaSimulation({ databaseUrl, quick, pglite = false }:
     '',
     '| database | issues | median ms | targets changed | target | met |',
     '|---|---:|---:|---:|---:|:---:|',
-    ...rows.map((r) => `| ${r.database} | ${r.issues.toLocaleString('en')} | ${r.medianMs} | ${r.changed} | ${TARGET_MS} ms | ${r.met === null ? 'n/a' : r.met ? 'yes' : 'no'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.database} | ${r.issues.toLocaleString('en')} | ${r.medianMs} | ${r.changed} | ${TARGET_MS} ms | ${r.met === null ? 'n/a' : r.met ? 'yes' : 'no'} |`,
+    ),
   ];
   return lines.join('\n');
 }

@@ -146,7 +146,11 @@ describe('SLA simulation against the trackers', () => {
               case 'create': {
                 const project = projects[issues.length];
                 if (!project) break;
-                const res = await api.post(`${base}/projects/${project.id}/issues/`, { name: 'Issue', priority: c.priority, state_id: project.states[c.group] }, { token });
+                const res = await api.post(
+                  `${base}/projects/${project.id}/issues/`,
+                  { name: 'Issue', priority: c.priority, state_id: project.states[c.group] },
+                  { token },
+                );
                 expect(res.status, res.text).toBe(201);
                 issues.push({ id: res.body.id, project: project.id, states: project.states, group: c.group, policy: project.policy });
                 break;
@@ -165,9 +169,9 @@ describe('SLA simulation against the trackers', () => {
                 break;
               case 'pauses':
                 if (!target) break;
-                expect((await api.patch(`${base}/projects/${target.project}/states/${target.states.waiting}/`, { pauses_sla: c.pauses }, { token })).status).toBe(
-                  200,
-                );
+                expect(
+                  (await api.patch(`${base}/projects/${target.project}/states/${target.states.waiting}/`, { pauses_sla: c.pauses }, { token })).status,
+                ).toBe(200);
                 break;
               case 'advance':
                 clock.advanceHours(c.hours);

@@ -95,7 +95,14 @@ describe('POST /api/workspaces/{slug}/sla-policies/simulate/', () => {
   });
 
   it('measures no target of a priority the draft has no rule for', async () => {
-    const result = await simulate(ctx().api, s.ws, body(s.day, STANDARD_RULES.filter((r) => r.priority !== 'urgent')));
+    const result = await simulate(
+      ctx().api,
+      s.ws,
+      body(
+        s.day,
+        STANDARD_RULES.filter((r) => r.priority !== 'urgent'),
+      ),
+    );
     expect(result.draft).toEqual({ response: block(1, 0, 0), resolution: block(1, 0, 0) });
     expect(result.changed.total).toBe(0);
   });
@@ -176,7 +183,9 @@ describe('POST /api/workspaces/{slug}/sla-policies/simulate/', () => {
     const snapshot = async () => {
       const out: Record<string, unknown[]> = {};
       for (const table of ['issues', 'sla_trackers', 'issue_history', 'sla_policies', 'sla_rules', 'sla_calendars', 'projects', 'states', 'workspaces']) {
-        const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)} WHERE ${sql.ref(table === 'workspaces' ? 'id' : 'workspace_id')} = ${s.ws.workspaceId} ORDER BY 1`.execute(
+        const { rows } = await sql<
+          Record<string, unknown>
+        >`SELECT * FROM ${sql.table(table)} WHERE ${sql.ref(table === 'workspaces' ? 'id' : 'workspace_id')} = ${s.ws.workspaceId} ORDER BY 1`.execute(
           database.db,
         );
         out[table] = rows;

@@ -37,15 +37,13 @@ export const SimulationResult = Type.Object({
   issues: Type.Integer({ description: 'Issues created in the range (and project) that were replayed' }),
   current: Blocks,
   draft: Blocks,
-  by_priority: Type.Array(
-    Type.Object({ priority: Type.Enum(['urgent', 'high', 'medium', 'low']), current: Blocks, draft: Blocks }),
-    { description: 'urgent, high, medium, low: the targets each rule decided' },
-  ),
+  by_priority: Type.Array(Type.Object({ priority: Type.Enum(['urgent', 'high', 'medium', 'low']), current: Blocks, draft: Blocks }), {
+    description: 'urgent, high, medium, low: the targets each rule decided',
+  }),
   changed: Type.Object({
     total: Type.Integer({ description: 'Targets measured under both policies whose outcome differs' }),
-    items: Type.Array(
-      Type.Object({ issue_id: Uuid, target: Type.Enum(['response', 'resolution']), current: OutcomeSchema, draft: OutcomeSchema }),
-      { description: 'The first 100 of them, oldest issue first' },
-    ),
+    items: Type.Array(Type.Object({ issue_id: Uuid, target: Type.Enum(['response', 'resolution']), current: OutcomeSchema, draft: OutcomeSchema }), {
+      description: 'The first 100 of them, oldest issue first',
+    }),
   }),
 });

@@ -233,8 +233,7 @@ function SimulatePanel({ slug }: { slug: string }) {
       {result ? (
         <div aria-live="polite" class="simulation">
           <p>
-            {result.issues} issues replayed ·{' '}
-            {result.changed.total === 0 ? 'no target would change' : `${result.changed.total} targets would change`}
+            {result.issues} issues replayed · {result.changed.total === 0 ? 'no target would change' : `${result.changed.total} targets would change`}
           </p>
           <table aria-label="Current policy against draft">
             <thead>
