@@ -63,6 +63,16 @@ describe.skipIf(!hasChromium)('SLA policy simulation in Chromium', () => {
     await card.getByText('Changed targets').click();
     expect(await card.locator('.simulation details li').textContent()).toContain('response: met → breached');
     await h.shot('simulate-draft');
+    // On a phone the comparison scrolls in its own box; the page does not scroll sideways.
+    await h.checkPhone('simulate', `/w/${h.slug}/sla/policies`, async (p) => {
+      const form = p.locator('form.policy').last();
+      await form.getByLabel('urgent response (h)').fill('1');
+      await form.getByLabel('urgent resolution (h)').fill('4');
+      await form.getByLabel('Issues created from').fill(day);
+      await form.getByLabel('to', { exact: true }).fill(day);
+      await form.getByRole('button', { name: 'Simulate' }).click();
+      await form.getByRole('table', { name: 'Current policy against draft' }).waitFor();
+    });
     const saved = await h.ctx.api.get(`/api/workspaces/${h.slug}/sla-policies/`, { token: h.token });
     expect(saved.body[0].rules[0]).toEqual({ priority: 'urgent', response_time_h: 1, resolution_time_h: 4 });
   });

@@ -216,7 +216,8 @@ function SimulatePanel({ slug }: { slug: string }) {
     setResult(await unwrap(api().POST('/api/workspaces/{slug}/sla-policies/simulate/', { params: { path: { slug } }, body })));
   });
   return (
-    <fieldset class="simulate">
+    // A fieldset is at least as wide as its content: min-width 0 lets the comparison scroll in its own box on a phone.
+    <fieldset class="simulate" style={{ minWidth: 0 }}>
       <legend>Simulate before saving</legend>
       <div class="row">
         <Field label="Issues created from" errors={errorsAt(run.error, '/from')}>
@@ -235,23 +236,25 @@ function SimulatePanel({ slug }: { slug: string }) {
           <p>
             {result.issues} issues replayed · {result.changed.total === 0 ? 'no target would change' : `${result.changed.total} targets would change`}
           </p>
-          <table aria-label="Current policy against draft">
-            <thead>
-              <tr>
-                <th scope="col">Priority</th>
-                <th scope="col">Response now</th>
-                <th scope="col">Response draft</th>
-                <th scope="col">Resolution now</th>
-                <th scope="col">Resolution draft</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.by_priority.map((p) => (
-                <ComparisonRow key={p.priority} label={p.priority} current={p.current} draft={p.draft} />
-              ))}
-              <ComparisonRow label="all" current={result.current} draft={result.draft} />
-            </tbody>
-          </table>
+          <div class="table-wrap">
+            <table aria-label="Current policy against draft">
+              <thead>
+                <tr>
+                  <th scope="col">Priority</th>
+                  <th scope="col">Response now</th>
+                  <th scope="col">Response draft</th>
+                  <th scope="col">Resolution now</th>
+                  <th scope="col">Resolution draft</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.by_priority.map((p) => (
+                  <ComparisonRow key={p.priority} label={p.priority} current={p.current} draft={p.draft} />
+                ))}
+                <ComparisonRow label="all" current={result.current} draft={result.draft} />
+              </tbody>
+            </table>
+          </div>
           {result.changed.items.length ? (
             <details>
               <summary>Changed targets{result.changed.total > result.changed.items.length ? ` (first ${result.changed.items.length})` : ''}</summary>
