@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchBaselinesScale } from './baselines-scale.js';
 import { benchSlaScale } from './sla-scale.js';
+import { benchSlaSimulation } from './sla-simulation.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
@@ -851,6 +852,8 @@ async function main() {
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
     // Baseline create with the per-issue planning fields against the snapshot of 9dc1ca3, side by side (bench/baselines-scale.ts).
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchBaselinesScale({ databaseUrl: url, quick }));
+    // SLA policy simulation of 10,000 issues (bench/sla-simulation.ts): <= 2 s on PostgreSQL.
+    if (url && !cfg.pgliteOnly) webhooks.push(await benchSlaSimulation({ databaseUrl: url, quick, pglite: cfg.pglite }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

@@ -21,6 +21,7 @@ import { customPropertiesRoutes } from './modules/custom-properties/index.js';
 import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
+import { slaSimulationRoutes } from './modules/sla/index.js';
 import { timeTrackingRoutes } from './modules/time-tracking/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
@@ -101,6 +102,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await registerOpenApi(app, config.publicBaseUrl);
 
   await app.register(slaRoutes, { sla });
+  await app.register(slaSimulationRoutes, { simulation: services.slaSimulation });
   await app.register(customPropertiesRoutes, { customProperties });
   await app.register(baselinesRoutes, { baselines });
   await app.register(webhooksRoutes, { webhooks });

@@ -1033,6 +1033,26 @@ export interface paths {
         patch: operations["updateSlaPolicy"];
         trace?: never;
     };
+    "/api/workspaces/{slug}/sla-policies/simulate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a draft SLA policy against the issues of a period (admin); changes nothing
+         * @description Replays every issue created in [from, to] (local dates in the workspace time_zone, at most 366 days and 100,000 issues) under its real history (states, pauses, priority changes, responses, resolution), once under the policy that applies to it now and once under the draft, as of the moment of the request, with the same working-time clock as the trackers. Blocks count targets met, breached and open; changed lists the first 100 targets whose outcome differs. A draft equal to the current policy gives identical blocks and no changed targets.
+         */
+        post: operations["simulateSlaPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/timer/": {
         parameters: {
             query?: never;
@@ -15542,6 +15562,291 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         workspace_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    simulateSlaPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description First day of issue creation, a local date YYYY-MM-DD in the workspace time_zone (inclusive) */
+                    from: string;
+                    /** @description The draft policy, as it would be saved (its rules, calendar and at-risk share) */
+                    policy: {
+                        /** @description A target is at risk once its clock has counted this share of it (1..99); null: no warning. Default 75 */
+                        at_risk_percent?: number | null;
+                        /** @description SLA calendar of this workspace whose working time the clocks count; null: all time is working time (round 1). Example: Mon-Fri 09:00-17:00 Europe/Istanbul, an issue created Friday 16:00 local with a 4-hour response target is due Monday 12:00 local (09:00 UTC). */
+                        calendar_id?: string | null;
+                        /** @description At most one rule per priority; resolution_time_h >= response_time_h */
+                        rules: {
+                            /**
+                             * @description Priority the rule covers
+                             * @enum {unknown}
+                             */
+                            priority: "urgent" | "high" | "medium" | "low";
+                            /** @description Resolution (at least the response target) target in hours, > 0; fractions allowed (0.5 is 30 minutes) */
+                            resolution_time_h: number;
+                            /** @description Response target in hours, > 0; fractions allowed (0.5 is 30 minutes) */
+                            response_time_h: number;
+                        }[];
+                    };
+                    /**
+                     * Format: uuid
+                     * @description UUID v7 identifier
+                     */
+                    project_id?: string;
+                    /** @description Last day of issue creation; at most 366 days after from, counting both, a local date YYYY-MM-DD in the workspace time_zone (inclusive) */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description urgent, high, medium, low: the targets each rule decided */
+                        by_priority: {
+                            current: {
+                                resolution: {
+                                    /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                    achievement_percent: number | null;
+                                    /** @description Targets breached (met late, or not met and past due) */
+                                    breached: number;
+                                    /** @description Targets met in time */
+                                    met: number;
+                                    /** @description Targets not met and not breached at the moment of the request */
+                                    open: number;
+                                };
+                                response: {
+                                    /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                    achievement_percent: number | null;
+                                    /** @description Targets breached (met late, or not met and past due) */
+                                    breached: number;
+                                    /** @description Targets met in time */
+                                    met: number;
+                                    /** @description Targets not met and not breached at the moment of the request */
+                                    open: number;
+                                };
+                            };
+                            draft: {
+                                resolution: {
+                                    /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                    achievement_percent: number | null;
+                                    /** @description Targets breached (met late, or not met and past due) */
+                                    breached: number;
+                                    /** @description Targets met in time */
+                                    met: number;
+                                    /** @description Targets not met and not breached at the moment of the request */
+                                    open: number;
+                                };
+                                response: {
+                                    /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                    achievement_percent: number | null;
+                                    /** @description Targets breached (met late, or not met and past due) */
+                                    breached: number;
+                                    /** @description Targets met in time */
+                                    met: number;
+                                    /** @description Targets not met and not breached at the moment of the request */
+                                    open: number;
+                                };
+                            };
+                            /** @enum {unknown} */
+                            priority: "urgent" | "high" | "medium" | "low";
+                        }[];
+                        changed: {
+                            /** @description The first 100 of them, oldest issue first */
+                            items: {
+                                /** @enum {unknown} */
+                                current: "met" | "breached" | "open";
+                                /** @enum {unknown} */
+                                draft: "met" | "breached" | "open";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                issue_id: string;
+                                /** @enum {unknown} */
+                                target: "response" | "resolution";
+                            }[];
+                            /** @description Targets measured under both policies whose outcome differs */
+                            total: number;
+                        };
+                        current: {
+                            resolution: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached (met late, or not met and past due) */
+                                breached: number;
+                                /** @description Targets met in time */
+                                met: number;
+                                /** @description Targets not met and not breached at the moment of the request */
+                                open: number;
+                            };
+                            response: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached (met late, or not met and past due) */
+                                breached: number;
+                                /** @description Targets met in time */
+                                met: number;
+                                /** @description Targets not met and not breached at the moment of the request */
+                                open: number;
+                            };
+                        };
+                        draft: {
+                            resolution: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached (met late, or not met and past due) */
+                                breached: number;
+                                /** @description Targets met in time */
+                                met: number;
+                                /** @description Targets not met and not breached at the moment of the request */
+                                open: number;
+                            };
+                            response: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached (met late, or not met and past due) */
+                                breached: number;
+                                /** @description Targets met in time */
+                                met: number;
+                                /** @description Targets not met and not breached at the moment of the request */
+                                open: number;
+                            };
+                        };
+                        /** @description Issues created in the range (and project) that were replayed */
+                        issues: number;
                     };
                 };
             };

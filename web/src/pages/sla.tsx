@@ -93,22 +93,25 @@ type Rule = { priority: (typeof RULE_PRIORITIES)[number]; response_time_h: numbe
 type Policy = Answer<'listSlaPolicies'>[number];
 type Calendar = Answer<'listSlaCalendars'>[number];
 
+/** The rules, calendar and at-risk share as the policy form holds them (saved, or simulated before saving). */
+function draftOf(v: Record<string, string>) {
+  const rules: Rule[] = [];
+  for (const p of RULE_PRIORITIES) {
+    const r = v[`${p}_response`];
+    const s = v[`${p}_resolution`];
+    if (r || s) rules.push({ priority: p, response_time_h: Number(r), resolution_time_h: Number(s) });
+  }
+  return { rules, calendar_id: v.calendar_id || null, at_risk_percent: v.at_risk_percent ? Number(v.at_risk_percent) : null };
+}
+
 function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?: Policy; calendars: Calendar[]; onDone: () => void }) {
   const save = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
-    const rules: Rule[] = [];
-    for (const p of RULE_PRIORITIES) {
-      const r = v[`${p}_response`];
-      const s = v[`${p}_resolution`];
-      if (r || s) rules.push({ priority: p, response_time_h: Number(r), resolution_time_h: Number(s) });
-    }
     const body = {
       name: v.name ?? '',
       description: v.description ?? '',
       is_default: v.is_default === 'on',
-      rules,
-      calendar_id: v.calendar_id || null,
-      at_risk_percent: v.at_risk_percent ? Number(v.at_risk_percent) : null,
+      ...draftOf(v),
     };
     if (policy) await unwrap(api().PATCH('/api/workspaces/{slug}/sla-policies/{policyId}/', { params: { path: { slug, policyId: policy.id } }, body }));
     else await unwrap(api().POST('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } }, body }));
@@ -165,7 +168,108 @@ function PolicyForm({ slug, policy, calendars, onDone }: { slug: string; policy?
           ))}
         </div>
       </fieldset>
+      <SimulatePanel slug={slug} />
     </ActionForm>
+  );
+}
+
+type Simulation = Answer<'simulateSlaPolicy'>;
+type Block = Simulation['current']['response'];
+
+const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** `92.5 % (37 met, 3 breached, 2 open)`, or a dash when nothing was met or breached. */
+function BlockCell({ b }: { b: Block }) {
+  return (
+    <td>
+      <strong>{b.achievement_percent === null ? '–' : `${b.achievement_percent} %`}</strong>{' '}
+      <small class="muted">
+        {b.met} met · {b.breached} breached · {b.open} open
+      </small>
+    </td>
+  );
+}
+
+function ComparisonRow({ label, current, draft }: { label: string; current: Simulation['current']; draft: Simulation['draft'] }) {
+  return (
+    <tr>
+      <th scope="row">{label}</th>
+      <BlockCell b={current.response} />
+      <BlockCell b={draft.response} />
+      <BlockCell b={current.resolution} />
+      <BlockCell b={draft.resolution} />
+    </tr>
+  );
+}
+
+/**
+ * What the policy as edited would have done (contract 20.2): the issues created in the range replayed under the policy
+ * that applies to each now and under the form's rules, calendar and at-risk share, before anything is saved.
+ */
+function SimulatePanel({ slug }: { slug: string }) {
+  const today = new Date();
+  const [result, setResult] = useState<Simulation | null>(null);
+  const run = useAction(async (form: HTMLFormElement) => {
+    const v = formValues(form);
+    setResult(null);
+    const body = { policy: draftOf(v), from: v.simulate_from ?? '', to: v.simulate_to ?? '' };
+    setResult(await unwrap(api().POST('/api/workspaces/{slug}/sla-policies/simulate/', { params: { path: { slug } }, body })));
+  });
+  return (
+    // A fieldset is at least as wide as its content: min-width 0 lets the comparison scroll in its own box on a phone.
+    <fieldset class="simulate" style={{ minWidth: 0 }}>
+      <legend>Simulate before saving</legend>
+      <div class="row">
+        <Field label="Issues created from" errors={errorsAt(run.error, '/from')}>
+          {(id) => <input id={id} name="simulate_from" type="date" defaultValue={isoDay(new Date(today.getTime() - 29 * 86_400_000))} />}
+        </Field>
+        <Field label="to" errors={errorsAt(run.error, '/to')}>
+          {(id) => <input id={id} name="simulate_to" type="date" defaultValue={isoDay(today)} />}
+        </Field>
+        <button type="button" disabled={run.busy} onClick={(e) => void run.run(e.currentTarget.form!)}>
+          {run.busy ? 'Simulating…' : 'Simulate'}
+        </button>
+      </div>
+      <ProblemView error={run.error} />
+      {result ? (
+        <div aria-live="polite" class="simulation">
+          <p>
+            {result.issues} issues replayed · {result.changed.total === 0 ? 'no target would change' : `${result.changed.total} targets would change`}
+          </p>
+          <div class="table-wrap">
+            <table aria-label="Current policy against draft">
+              <thead>
+                <tr>
+                  <th scope="col">Priority</th>
+                  <th scope="col">Response now</th>
+                  <th scope="col">Response draft</th>
+                  <th scope="col">Resolution now</th>
+                  <th scope="col">Resolution draft</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.by_priority.map((p) => (
+                  <ComparisonRow key={p.priority} label={p.priority} current={p.current} draft={p.draft} />
+                ))}
+                <ComparisonRow label="all" current={result.current} draft={result.draft} />
+              </tbody>
+            </table>
+          </div>
+          {result.changed.items.length ? (
+            <details>
+              <summary>Changed targets{result.changed.total > result.changed.items.length ? ` (first ${result.changed.items.length})` : ''}</summary>
+              <ul>
+                {result.changed.items.map((c) => (
+                  <li key={`${c.issue_id}-${c.target}`}>
+                    <code>{c.issue_id}</code> {c.target}: {c.current} → {c.draft}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+        </div>
+      ) : null}
+    </fieldset>
   );
 }
 
