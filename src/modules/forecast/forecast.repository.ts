@@ -4,6 +4,31 @@ import type { WeekCount } from './forecast.logic.js';
 
 export type ForecastRepository = ReturnType<typeof forecastRepository>;
 
+export interface CompletionsQuery {
+  workspaceId: string;
+  projectId: string;
+  from: Date;
+  to: Date;
+  timeZone: string;
+}
+
+/**
+ * Issues of the project that entered the `completed` group, per local week (Monday first) of `timeZone`, within
+ * [from, to): each issue once per week however often it entered. An entry is a `state` move from another group
+ * into `completed` (a move between two completed states, or a state's pause flag changing, is not one), or a
+ * creation straight into `completed`. One range scan of issue_history_completions_idx (migration 1020), whose
+ * predicate these conditions repeat word for word, joined to the project's issues by key.
+ */
+const weeklyCompletionsSql = (q: CompletionsQuery) => sql<WeekCount>`
+  SELECT to_char(date_trunc('week', h.at AT TIME ZONE ${q.timeZone}), 'YYYY-MM-DD') AS week_start,
+         count(DISTINCT h.issue_id)::int AS completed
+  FROM issue_history h
+  JOIN issues i ON i.workspace_id = h.workspace_id AND i.id = h.issue_id
+  WHERE h.workspace_id = ${q.workspaceId} AND h.at >= ${q.from} AND h.at < ${q.to}
+    AND h.kind IN ('created', 'state') AND (h."to" ->> 'group') = 'completed' AND (h."from" ->> 'group') IS DISTINCT FROM 'completed'
+    AND i.workspace_id = ${q.workspaceId} AND i.project_id = ${q.projectId}
+  GROUP BY 1`;
+
 export function forecastRepository() {
   return {
     workspaceTimeZone(tx: Executor, workspaceId: string) {
@@ -29,24 +54,15 @@ export function forecastRepository() {
       return { remaining: row?.remaining ?? 0, plannedFinish: row?.planned_finish ?? null };
     },
 
-    /**
-     * Issues of the project that entered the `completed` group, per local week (Monday first) of `timeZone`, within
-     * [from, to): each issue once per week however often it entered. An entry is a `state` move from another group
-     * into `completed` (a move between two completed states, or a state's pause flag changing, is not one), or a
-     * creation straight into `completed`. One range scan of issue_history_completions_idx (migration 1020), whose
-     * predicate these conditions repeat word for word, joined to the project's issues by key.
-     */
-    async weeklyCompletions(tx: Executor, q: { workspaceId: string; projectId: string; from: Date; to: Date; timeZone: string }): Promise<WeekCount[]> {
-      const result = await sql<WeekCount>`
-        SELECT to_char(date_trunc('week', h.at AT TIME ZONE ${q.timeZone}), 'YYYY-MM-DD') AS week_start,
-               count(DISTINCT h.issue_id)::int AS completed
-        FROM issue_history h
-        JOIN issues i ON i.workspace_id = h.workspace_id AND i.id = h.issue_id
-        WHERE h.workspace_id = ${q.workspaceId} AND h.at >= ${q.from} AND h.at < ${q.to}
-          AND h.kind IN ('created', 'state') AND (h."to" ->> 'group') = 'completed' AND (h."from" ->> 'group') IS DISTINCT FROM 'completed'
-          AND i.workspace_id = ${q.workspaceId} AND i.project_id = ${q.projectId}
-        GROUP BY 1`.execute(tx);
-      return result.rows;
+    /** The project's weekly completions in the window (see `weeklyCompletionsSql`). */
+    async weeklyCompletions(tx: Executor, q: CompletionsQuery): Promise<WeekCount[]> {
+      return (await weeklyCompletionsSql(q).execute(tx)).rows;
+    },
+
+    /** The plan of `weeklyCompletions` (EXPLAIN, with ANALYZE when asked): the benchmark and the index's test read it. */
+    async explainWeeklyCompletions(tx: Executor, q: CompletionsQuery, analyze = false): Promise<string> {
+      const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${sql.raw(analyze ? '(ANALYZE, BUFFERS)' : '')} ${weeklyCompletionsSql(q)}`.execute(tx);
+      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     },
 
     /** Whether the baseline exists and is one of the project's. */
