@@ -31,7 +31,10 @@ function exactCdf(samples: number[], remaining: number, weeks: number): number[]
     const next = new Float64Array(remaining + 1);
     for (let s = 0; s <= remaining; s++) {
       if (dist[s] === 0) continue;
-      for (const x of samples) next[Math.min(remaining, s + x)] += dist[s]! / samples.length;
+      for (const x of samples) {
+        const to = Math.min(remaining, s + x);
+        next[to] = next[to]! + dist[s]! / samples.length;
+      }
     }
     dist = next;
     cdf.push(dist[remaining]!);
