@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { benchForecast } from './forecast.js';
 import { benchSlaScale } from './sla-scale.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
@@ -847,6 +848,9 @@ async function main() {
     if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
     // SLA on working time at scale (bench/sla-scale.ts): at-risk pages, a calendar edit re-targeting open trackers.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
+    // Forecast of a project with 52 weeks of history (bench/forecast.ts): target <= 200 ms.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchForecast({ databaseUrl: url, quick }));
+    if (cfg.pglite && cfg.scale) webhooks.push(await benchForecast({ quick: true }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

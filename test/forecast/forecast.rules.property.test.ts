@@ -48,8 +48,9 @@ const week = (i: number) =>
   DateTime.fromISO('2026-01-05', { zone: 'UTC' })
     .plus({ weeks: i })
     .toISODate()!;
+// Often zero: the weeks that complete nothing are skipped in one geometric draw, which must not change the distribution.
 const throughputArb = fc
-  .array(fc.integer({ min: 0, max: 9 }), { minLength: 4, maxLength: 12 })
+  .array(fc.oneof(fc.integer({ min: 0, max: 9 }), fc.constant(0)), { minLength: 4, maxLength: 12 })
   .filter((xs) => xs.some((x) => x > 0))
   .map((xs): WeekCount[] => xs.map((completed, i) => ({ week_start: week(i), completed })));
 
@@ -79,10 +80,11 @@ describe('Monte-Carlo runs (property)', () => {
 
   it('gives the same answer for the same data, Sundays in order from the current week on, and one decimal of percent', () => {
     fc.assert(
-      fc.property(throughputArb, fc.integer({ min: 1, max: 500 }), fc.uuid(), fc.integer({ min: -30, max: 400 }), (throughput, remaining, projectId, plannedOffset) => {
+      fc.property(throughputArb, fc.integer({ min: 1, max: 300 }), fc.uuid(), fc.integer({ min: -30, max: 400 }), (throughput, remaining, projectId, plannedOffset) => {
         const currentWeekStart = '2026-04-06';
         const plannedFinish = DateTime.fromISO('2026-04-08', { zone: 'UTC' }).plus({ days: plannedOffset }).toISODate()!;
-        const input = { projectId, today: '2026-04-08', currentWeekStart, remaining, throughput, plannedFinish };
+        // fewer runs than the service's 10,000: these properties hold for any number, and the suite stays quick
+        const input = { projectId, today: '2026-04-08', currentWeekStart, remaining, throughput, plannedFinish, runs: 2000 };
         const a = forecastOf(input);
         expect(forecastOf({ ...input, throughput: throughput.map((w) => ({ ...w })) })).toEqual(a);
         const dates = [a.finish_p50, a.finish_p85, a.finish_p95].filter((d): d is string => d !== null);
