@@ -10,7 +10,15 @@ import { openEmptyDatabase } from '../helpers/databases.js';
 describe('migration 1020 on data written before it', () => {
   let handle: DatabaseHandle;
   const now = new Date('2026-01-15T10:00:00Z');
-  const [user, workspace, project, backlog, done, issueA, issueB] = Array.from({ length: 7 }, () => randomUUID() as string) as [string, string, string, string, string, string, string];
+  const [user, workspace, project, backlog, done, issueA, issueB] = Array.from({ length: 7 }, () => randomUUID() as string) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
 
   beforeAll(async () => {
     handle = await openEmptyDatabase();

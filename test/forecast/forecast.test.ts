@@ -89,11 +89,7 @@ describe('GET forecast (contract 18.5)', () => {
     await p.open(1);
     const f = (await p.forecast()).body;
     expect(f.throughput.map((w: { week_start: string }) => w.week_start)).toEqual(
-      Array.from({ length: 12 }, (_, i) =>
-        DateTime.fromISO('2025-12-01', { zone: 'UTC' })
-          .plus({ weeks: i })
-          .toISODate(),
-      ),
+      Array.from({ length: 12 }, (_, i) => DateTime.fromISO('2025-12-01', { zone: 'UTC' }).plus({ weeks: i }).toISODate()),
     );
     expect((await p.forecast('?weeks=52')).body.throughput).toHaveLength(52);
     expect((await p.forecast('?weeks=4')).body.throughput).toHaveLength(4);

@@ -9,7 +9,17 @@ import { forecastProject } from './fixtures.js';
 
 const ctx = useTestApp({ sessionTtlDays: 3650 });
 
-const ZONES = ['UTC', 'Europe/Istanbul', 'Europe/London', 'America/New_York', 'America/St_Johns', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Pacific/Kiritimati'];
+const ZONES = [
+  'UTC',
+  'Europe/Istanbul',
+  'Europe/London',
+  'America/New_York',
+  'America/St_Johns',
+  'Asia/Kathmandu',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Pacific/Kiritimati',
+];
 const GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -33,9 +43,8 @@ describe('weekly throughput from the history (property)', () => {
     const p = await forecastProject(t);
     const issues = await p.open(5);
     const otherProject = await createProject(t.api, p.ws);
-    const foreign = (
-      await t.api.post(`/api/workspaces/${p.ws.slug}/projects/${otherProject.id}/issues/`, { name: 'elsewhere' }, { token: p.ws.admin.token })
-    ).body.id as string;
+    const foreign = (await t.api.post(`/api/workspaces/${p.ws.slug}/projects/${otherProject.id}/issues/`, { name: 'elsewhere' }, { token: p.ws.admin.token }))
+      .body.id as string;
     const db = t.database.db;
 
     const around = DateTime.fromISO('2026-03-29T00:00:00Z'); // the DST changes of Europe and of the south fall near it

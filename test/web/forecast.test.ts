@@ -75,7 +75,10 @@ describe.skipIf(!hasChromium)('project forecast in Chromium', () => {
     const empty = (await call('post', '/projects/', { name: 'Quiet', identifier: 'QUIET' })).id;
     await call('post', `/projects/${empty}/issues/`, { name: 'Waiting' });
     await page.goto(h.app(`/w/${h.slug}/p/${empty}/forecast`));
-    await page.getByRole('status').getByText(/No issue was completed in the last 12 full weeks/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/No issue was completed in the last 12 full weeks/)
+      .waitFor();
     expect(await page.locator('dl.limits div', { hasText: 'Finish, 50 % likely' }).locator('dd').textContent()).toBe('—');
   });
 });

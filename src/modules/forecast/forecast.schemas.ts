@@ -34,7 +34,8 @@ export const Forecast = Type.Object({
   planned_finish: NullableDate('The latest target_date of the issues of the project not cancelled, or null'),
   baseline_planned_finish: NullableDate('The planned finish of baseline_id, or null without one'),
   probability_by_planned_finish: Type.Union([Type.Number(), Type.Null()], {
-    description: 'Percent of the runs that finish by planned_finish, one decimal (100 when nothing is left); null without a planned finish or without throughput',
+    description:
+      'Percent of the runs that finish by planned_finish, one decimal (100 when nothing is left); null without a planned finish or without throughput',
   }),
   reason: Type.Optional(
     Type.String({

@@ -15,7 +15,9 @@ const DAY_MS = 86_400_000;
 function day(date: string | null | undefined): string {
   if (!date) return '—';
   const d = new Date(`${date}T00:00:00Z`);
-  return Number.isNaN(d.getTime()) ? date : d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+  return Number.isNaN(d.getTime())
+    ? date
+    : d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 }
 
 const DateText = ({ date }: { date: string | null | undefined }) => (date ? <time dateTime={date}>{day(date)}</time> : <>—</>);
@@ -144,8 +146,8 @@ export function ForecastPage({ slug, projectId, query }: { slug: string; project
     <section>
       <PageTitle>Forecast</PageTitle>
       <p class="muted">
-        When will the open issues be done? 10,000 simulated futures draw each week's completions from the weeks below; a finish date is the Sunday of
-        the week by which that share of them is done.
+        When will the open issues be done? 10,000 simulated futures draw each week's completions from the weeks below; a finish date is the Sunday of the week
+        by which that share of them is done.
       </p>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <SelectField
@@ -178,10 +180,7 @@ export function ForecastPage({ slug, projectId, query }: { slug: string; project
                 ['Finish, 95 % likely', <DateText date={f.finish_p95} />],
                 ['Planned finish', <DateText date={f.planned_finish} />],
                 ...(baselineId ? [['Baseline planned finish', <DateText date={f.baseline_planned_finish} />] as [string, preact.ComponentChildren]] : []),
-                [
-                  'Chance to finish by the planned date',
-                  f.probability_by_planned_finish === null ? '—' : `${f.probability_by_planned_finish.toFixed(1)} %`,
-                ],
+                ['Chance to finish by the planned date', f.probability_by_planned_finish === null ? '—' : `${f.probability_by_planned_finish.toFixed(1)} %`],
               ]}
             />
             <div class="grid2">
