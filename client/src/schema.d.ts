@@ -10680,7 +10680,7 @@ export interface operations {
                         planned_finish: string | null;
                         /** @description Percent of the runs that finish by planned_finish, one decimal (100 when nothing is left); null without a planned finish or without throughput */
                         probability_by_planned_finish: number | null;
-                        /** @description Present when a finish date is null: why (no throughput in the window, or runs that do not finish within 520 weeks) */
+                        /** @description Present when a finish date is null: why (no throughput in the window, or runs that do not finish within 260 weeks) */
                         reason?: string;
                         /** @description Open issues of the project now: neither completed nor cancelled */
                         remaining_issues: number;

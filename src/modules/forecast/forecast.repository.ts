@@ -20,14 +20,16 @@ export interface CompletionsQuery {
  * predicate these conditions repeat word for word, joined to the project's issues by key.
  */
 const weeklyCompletionsSql = (q: CompletionsQuery) => sql<WeekCount>`
-  SELECT to_char(date_trunc('week', h.at AT TIME ZONE ${q.timeZone}), 'YYYY-MM-DD') AS week_start,
-         count(DISTINCT h.issue_id)::int AS completed
-  FROM issue_history h
-  JOIN issues i ON i.workspace_id = h.workspace_id AND i.id = h.issue_id
-  WHERE h.workspace_id = ${q.workspaceId} AND h.at >= ${q.from} AND h.at < ${q.to}
-    AND h.kind IN ('created', 'state') AND (h."to" ->> 'group') = 'completed' AND (h."from" ->> 'group') IS DISTINCT FROM 'completed'
-    AND i.workspace_id = ${q.workspaceId} AND i.project_id = ${q.projectId}
-  GROUP BY 1`;
+  SELECT to_char(e.week, 'YYYY-MM-DD') AS week_start, count(*)::int AS completed
+  FROM (
+    SELECT DISTINCT date_trunc('week', h.at AT TIME ZONE ${q.timeZone}) AS week, h.issue_id
+    FROM issue_history h
+    JOIN issues i ON i.workspace_id = h.workspace_id AND i.id = h.issue_id
+    WHERE h.workspace_id = ${q.workspaceId} AND h.at >= ${q.from} AND h.at < ${q.to}
+      AND h.kind IN ('created', 'state') AND (h."to" ->> 'group') = 'completed' AND (h."from" ->> 'group') IS DISTINCT FROM 'completed'
+      AND i.workspace_id = ${q.workspaceId} AND i.project_id = ${q.projectId}
+  ) e
+  GROUP BY e.week`;
 
 export function forecastRepository() {
   return {
