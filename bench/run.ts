@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchBaselinesScale } from './baselines-scale.js';
+import { benchForecast } from './forecast.js';
 import { benchSlaScale } from './sla-scale.js';
 import { benchSlaSimulation } from './sla-simulation.js';
 import { benchSecurityHeaders } from './security-headers.js';
@@ -854,6 +855,9 @@ async function main() {
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchBaselinesScale({ databaseUrl: url, quick }));
     // SLA policy simulation of 10,000 issues (bench/sla-simulation.ts): <= 2 s on PostgreSQL.
     if (url && !cfg.pgliteOnly) webhooks.push(await benchSlaSimulation({ databaseUrl: url, quick, pglite: cfg.pglite }));
+    // Forecast of a project with 52 weeks of history (bench/forecast.ts): target <= 200 ms.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchForecast({ databaseUrl: url, quick }));
+    if (cfg.pglite && cfg.scale) webhooks.push(await benchForecast({ quick: true }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

@@ -18,6 +18,7 @@ import { newId } from './kernel/ids.js';
 import type { Outbox } from './kernel/outbox.js';
 import { baselinesRoutes } from './modules/baselines/index.js';
 import { customPropertiesRoutes } from './modules/custom-properties/index.js';
+import { forecastRoutes } from './modules/forecast/index.js';
 import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
@@ -95,7 +96,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.decorate('outbox', outbox);
   app.decorate('jobs', jobs);
   app.decorate('services', services);
-  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking } = services;
+  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast } = services;
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);
@@ -107,6 +108,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(baselinesRoutes, { baselines });
   await app.register(webhooksRoutes, { webhooks });
   await app.register(timeTrackingRoutes, { timeTracking });
+  await app.register(forecastRoutes, { forecast });
   await app.register(billingRoutes, { billing, refunds, reconcile });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {

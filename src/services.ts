@@ -22,6 +22,7 @@ import {
   type RefundsService,
 } from './modules/billing/index.js';
 import { type CustomPropertiesService, createCustomPropertiesService, customPropertiesRepository } from './modules/custom-properties/index.js';
+import { createForecastService, type ForecastService, forecastRepository } from './modules/forecast/index.js';
 import { createIdentityService, type IdentityDeps, type IdentityService, identityRepository } from './modules/identity/index.js';
 import { createSlaService, type SlaService, slaRepository } from './modules/sla/index.js';
 import { createSlaSimulationService, type SlaSimulationService, slaSimulationRepository } from './modules/sla/index.js';
@@ -43,6 +44,7 @@ export interface AppServices {
   reconcile: ReconcileService;
   webhooks: WebhooksService;
   timeTracking: TimeTrackingService;
+  forecast: ForecastService;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -122,6 +124,8 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const timeTracking = createTimeTrackingService({ db, repo: timeTrackingRepository(), clock, identity, workItems, planGate, outbox });
   timeTracking.subscribe(events);
 
+  const forecast = createForecastService({ db, repo: forecastRepository(), clock, identity, workItems });
+
   const webhooks = createWebhooksService({
     db,
     repo: webhooksRepo,
@@ -163,7 +167,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
 
   return {
-    services: { identity, workspaces, workItems, sla, slaSimulation, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking },
+    services: { identity, workspaces, workItems, sla, slaSimulation, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast },
     jobs,
     outbox,
     close: () => webhookWorker.close(),

@@ -750,6 +750,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/projects/{projectId}/forecast/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * When the open issues of the project will be done: a Monte-Carlo forecast from its weekly throughput
+         * @description 10,000 runs draw weekly completions from the last `weeks` full weeks (Monday first, workspace time zone; the current week is not one of them) until the open issues are done. The same data gives the same answer. Read: every member, guests included.
+         */
+        get: operations["getProjectForecast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/projects/{projectId}/issues/": {
         parameters: {
             query?: never;
@@ -10704,6 +10724,152 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getProjectForecast: {
+        parameters: {
+            query?: {
+                /** @description A baseline of this project: its planned finish is answered as baseline_planned_finish */
+                baseline_id?: string;
+                /** @description Full weeks of throughput to draw from, 4..52 (default 12) */
+                weeks?: number;
+            };
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The planned finish of baseline_id, or null without one */
+                        baseline_planned_finish: string | null;
+                        /** @description The Sunday of the week by which half of the 10000 runs have finished (the current week is the first); today when nothing is left; null when the throughput is all zero (see reason) */
+                        finish_p50: string | null;
+                        /** @description As finish_p50, for 85 % of the runs */
+                        finish_p85: string | null;
+                        /** @description As finish_p50, for 95 % of the runs */
+                        finish_p95: string | null;
+                        /** @description The latest target_date of the issues of the project not cancelled, or null */
+                        planned_finish: string | null;
+                        /** @description Percent of the runs that finish by planned_finish, one decimal (100 when nothing is left); null without a planned finish or without throughput */
+                        probability_by_planned_finish: number | null;
+                        /** @description Present when a finish date is null: why (no throughput in the window, or runs that do not finish within 260 weeks) */
+                        reason?: string;
+                        /** @description Open issues of the project now: neither completed nor cancelled */
+                        remaining_issues: number;
+                        /** @description The last N full weeks, oldest first, zeros included; the current week is not one of them */
+                        throughput: {
+                            /** @description Issues that entered the completed group that week (each issue once a week) */
+                            completed: number;
+                            /** @description The Monday of the week, in the workspace time zone */
+                            week_start: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import { api, getToken, setToken } from './api.js';
 import { Baselines, Deviation } from './pages/baselines.js';
 import { SignIn, SignUp } from './pages/auth.js';
 import { Billing } from './pages/billing.js';
+import { ForecastPage } from './pages/forecast.js';
 import { IssueList } from './pages/issues/issue-list.js';
 import { IssuePage } from './pages/issues/issue-page.js';
 import { NewIssue } from './pages/issues/new-issue.js';
@@ -46,6 +47,7 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/p/:projectId/properties', page: (p) => <Properties slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/states', page: (p) => <States slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/baselines', page: (p) => <Baselines slug={p.slug!} projectId={p.projectId!} /> },
+  { path: '/w/:slug/p/:projectId/forecast', page: (p, q) => <ForecastPage slug={p.slug!} projectId={p.projectId!} query={q} /> },
   { path: '/w/:slug/p/:projectId/baselines/:baselineId', page: (p) => <Deviation slug={p.slug!} projectId={p.projectId!} baselineId={p.baselineId!} /> },
 ];
 
@@ -68,6 +70,7 @@ function projectNav(slug: string, projectId: string) {
     { to: `${base}/properties`, label: 'Custom properties' },
     { to: `${base}/states`, label: 'States' },
     { to: `${base}/baselines`, label: 'Baselines' },
+    { to: `${base}/forecast`, label: 'Forecast' },
   ];
 }
 

@@ -1,0 +1,3 @@
+export { forecastRepository } from './forecast.repository.js';
+export { forecastRoutes } from './forecast.routes.js';
+export { createForecastService, type ForecastService } from './forecast.service.js';
