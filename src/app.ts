@@ -21,6 +21,7 @@ import { customPropertiesRoutes } from './modules/custom-properties/index.js';
 import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
+import { slaReportsRoutes } from './modules/sla/index.js';
 import { timeTrackingRoutes } from './modules/time-tracking/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
@@ -94,13 +95,14 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.decorate('outbox', outbox);
   app.decorate('jobs', jobs);
   app.decorate('services', services);
-  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking } = services;
+  const { identity, workspaces, workItems, sla, slaReports, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking } = services;
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);
   await registerOpenApi(app, config.publicBaseUrl);
 
   await app.register(slaRoutes, { sla });
+  await app.register(slaReportsRoutes, { slaReports });
   await app.register(customPropertiesRoutes, { customProperties });
   await app.register(baselinesRoutes, { baselines });
   await app.register(webhooksRoutes, { webhooks });

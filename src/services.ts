@@ -24,6 +24,7 @@ import {
 import { type CustomPropertiesService, createCustomPropertiesService, customPropertiesRepository } from './modules/custom-properties/index.js';
 import { createIdentityService, type IdentityDeps, type IdentityService, identityRepository } from './modules/identity/index.js';
 import { createSlaService, type SlaService, slaRepository } from './modules/sla/index.js';
+import { createSlaReportsService, type SlaReportsService, slaReportsRepository } from './modules/sla/index.js';
 import { createOutbox, createSender, createWebhooksService, createWorker, type WebhooksService, webhooksRepository } from './modules/webhooks/index.js';
 import { createTimeTrackingService, type TimeTrackingService, timeTrackingRepository } from './modules/time-tracking/index.js';
 import { createWorkItemsService, type WorkItemsService, workItemsRepository } from './modules/work-items/index.js';
@@ -34,6 +35,7 @@ export interface AppServices {
   workspaces: WorkspacesService;
   workItems: WorkItemsService;
   sla: SlaService;
+  slaReports: SlaReportsService;
   customProperties: CustomPropertiesService;
   baselines: BaselinesService;
   billing: BillingService;
@@ -107,6 +109,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);
   jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
+  const slaReports = createSlaReportsService({ db, repo: slaReportsRepository(), clock, identity });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
 
   const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(), clock, identity, workItems, planGate });
@@ -160,7 +163,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
 
   return {
-    services: { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking },
+    services: { identity, workspaces, workItems, sla, slaReports, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking },
     jobs,
     outbox,
     close: () => webhookWorker.close(),
