@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchSlaScale } from './sla-scale.js';
+import { benchSlaReports } from './sla-reports.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
@@ -847,6 +848,8 @@ async function main() {
     if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
     // SLA on working time at scale (bench/sla-scale.ts): at-risk pages, a calendar edit re-targeting open trackers.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
+    // SLA reports (bench/sla-reports.ts): a 12-week report by week over 100k and 1M trackers.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaReports({ databaseUrl: url, quick }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

@@ -127,15 +127,15 @@ describe('migration 1040 on trackers written before it', () => {
 
   it('uses the outcome indexes: the report is a range scan over the workspace’s outcome instants', async () => {
     await sql`ANALYZE sla_trackers`.execute(handle.db);
-    await sql`SET enable_seqscan = off`.execute(handle.db);
-    try {
+    // a handful of rows: tell the planner to prefer an index, in one transaction (one connection of the pool)
+    const plan = await handle.db.transaction().execute(async (tx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(tx);
       const { rows } = await sql<{ 'QUERY PLAN': string }>`
         EXPLAIN SELECT count(*) FROM sla_trackers t
         WHERE t.workspace_id = ${ids.ws} AND t.response_outcome IS NOT NULL
-          AND t.response_outcome_at >= '2026-01-05' AND t.response_outcome_at < '2026-01-12'`.execute(handle.db);
-      expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('sla_trackers_response_outcome_idx');
-    } finally {
-      await sql`RESET enable_seqscan`.execute(handle.db);
-    }
+          AND t.response_outcome_at >= '2026-01-05' AND t.response_outcome_at < '2026-01-12'`.execute(tx);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('sla_trackers_response_outcome_idx');
   });
 });

@@ -56,7 +56,7 @@ const bare = (target: ReportTarget, name: string) => sql.ref(`${target}_${name}`
  */
 function outcomes(q: ReportQuery, target: ReportTarget): RawBuilder<unknown> {
   return sql`
-    SELECT ${target}::text AS target, ${col(target, 'outcome')} AS outcome, ${col(target, 'outcome_at')} AS at,
+    SELECT ${sql.lit(target === 'response' ? 0 : 1)}::int AS target, ${col(target, 'outcome')} AS outcome, ${col(target, 'outcome_at')} AS at,
            ${col(target, 'outcome_seconds')} AS seconds, t.priority, t.policy_id, t.issue_id
     FROM sla_trackers t
     WHERE t.workspace_id = ${q.workspaceId} AND ${col(target, 'outcome')} IS NOT NULL
@@ -69,13 +69,14 @@ function keyOf(q: ReportQuery): RawBuilder<unknown> {
   switch (q.key) {
     case 'period':
       // the bucket of the outcome instant among the periods' starts (0-based); bounds are computed with luxon
-      return sql`(width_bucket(o.at, ${q.bounds.map((d) => d.toISOString())}::timestamptz[]) - 1)::text`;
+      return sql`width_bucket(o.at, ${q.bounds.map((d) => d.toISOString())}::timestamptz[]) - 1`;
+    // keys sorted as what they are (integers, uuids, bytes): no collation in the grouping sort
     case 'priority':
-      return sql`o.priority`;
+      return sql`o.priority COLLATE "C"`;
     case 'policy':
-      return sql`o.policy_id::text`;
+      return sql`o.policy_id`;
     case 'project':
-      return sql`i.project_id::text`;
+      return sql`i.project_id`;
   }
 }
 
@@ -117,8 +118,9 @@ export function slaReportsRepository() {
      */
     async reportCells(tx: Executor, q: ReportQuery): Promise<ReportCell[]> {
       const needsIssue = q.key === 'project' || q.projectId !== undefined;
-      const { rows } = await sql<ReportCell & { is_total: number }>`
-        SELECT k.target, CASE WHEN GROUPING(k.key) = 1 THEN NULL ELSE k.key END AS key,
+      const { rows } = await sql<ReportCell>`
+        SELECT CASE k.target WHEN 0 THEN 'response' ELSE 'resolution' END AS target,
+               CASE WHEN GROUPING(k.key) = 1 THEN NULL ELSE k.key::text END AS key,
                count(*) FILTER (WHERE k.outcome = 'met')::int AS met,
                count(*) FILTER (WHERE k.outcome = 'breached')::int AS breached,
                (percentile_disc(0.5) WITHIN GROUP (ORDER BY k.seconds) FILTER (WHERE k.seconds IS NOT NULL))::float8 AS median_seconds,
