@@ -134,7 +134,11 @@ export async function benchSlaReports({ databaseUrl, quick, keep = false }: { da
         xs.push(performance.now() - t0);
       }
       const t = report.totals;
-      return { ms: Math.round(median(xs) * 10) / 10, counted: t.response.met + t.response.breached + t.resolution.met + t.resolution.breached, rows: report.rows.length };
+      return {
+        ms: Math.round(median(xs) * 10) / 10,
+        counted: t.response.met + t.response.breached + t.resolution.met + t.resolution.breached,
+        rows: report.rows.length,
+      };
     };
 
     // The window: outcomes of trackers created in the 12 weeks (up to a few days before now, so most have an outcome).
@@ -144,7 +148,13 @@ export async function benchSlaReports({ databaseUrl, quick, keep = false }: { da
     const first = await measure();
     console.error(`  sla-reports ${small}: ${first.ms} ms (${first.counted} targets counted)`);
     // 900,000 (quick 90,000) more, older: about three years of history before the window.
-    await seed(`reports +${(large - small).toLocaleString('en')} older`, small + 1, large, new Date(windowStart.getTime() - 156 * WEEK_MS), new Date(windowStart.getTime() - WEEK_MS));
+    await seed(
+      `reports +${(large - small).toLocaleString('en')} older`,
+      small + 1,
+      large,
+      new Date(windowStart.getTime() - 156 * WEEK_MS),
+      new Date(windowStart.getTime() - WEEK_MS),
+    );
     const second = await measure();
     console.error(`  sla-reports ${large}: ${second.ms} ms (${second.counted} targets counted)`);
     const plan = await q(

@@ -48,7 +48,11 @@ export async function deskSetup(ctx: TestApp, timeZone = 'Europe/Istanbul', poli
   const tz = await api.patch(`/api/workspaces/${ws.slug}/`, { time_zone: timeZone }, { token: ws.admin.token });
   expect(tz.status, tz.text).toBe(200);
   const member: Session = await ws.addUser('member');
-  const policy = await api.post(`/api/workspaces/${ws.slug}/sla-policies/`, { name: 'Standard', is_default: true, rules: RULES, ...policyBody }, { token: ws.admin.token });
+  const policy = await api.post(
+    `/api/workspaces/${ws.slug}/sla-policies/`,
+    { name: 'Standard', is_default: true, rules: RULES, ...policyBody },
+    { token: ws.admin.token },
+  );
   expect(policy.status, policy.text).toBe(201);
   const project = await createProject(api, ws, { name: 'Desk' });
   const { byGroup } = await projectStates(api, ws, project.id);

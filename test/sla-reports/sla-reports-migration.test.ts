@@ -27,8 +27,12 @@ describe('migration 1040 on trackers written before it', () => {
     await sql`INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
               VALUES (${ids.user}, 'old@example.com', 'Old', 'x', ${t0}, ${t0})`.execute(db);
     await sql`INSERT INTO api_tokens (id, user_id, kind, name, token_hash, prefix, created_at, expires_at)
-              VALUES (${randomUUID()}, ${ids.user}, 'personal', 'old', ${createHash('sha256').update(secret).digest('hex')}, ${secret.slice(0, 8)}, ${t0}, null)`.execute(db);
-    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at) VALUES (${ids.ws}, 'old-desk', 'Old desk', ${ids.user}, ${t0}, ${t0})`.execute(db);
+              VALUES (${randomUUID()}, ${ids.user}, 'personal', 'old', ${createHash('sha256').update(secret).digest('hex')}, ${secret.slice(0, 8)}, ${t0}, null)`.execute(
+      db,
+    );
+    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at) VALUES (${ids.ws}, 'old-desk', 'Old desk', ${ids.user}, ${t0}, ${t0})`.execute(
+      db,
+    );
     await sql`INSERT INTO workspace_members (workspace_id, user_id, role, created_at) VALUES (${ids.ws}, ${ids.user}, 'admin', ${t0})`.execute(db);
     await sql`INSERT INTO projects (id, workspace_id, name, identifier, description, issue_seq, created_by, created_at, updated_at)
               VALUES (${ids.project}, ${ids.ws}, 'Desk', 'DESK', '', 4, ${ids.user}, ${t0}, ${t0})`.execute(db);
@@ -44,7 +48,9 @@ describe('migration 1040 on trackers written before it', () => {
     let seq = 0;
     for (const id of Object.values(issues)) {
       await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, assignee_ids, created_by, created_at, updated_at)
-                VALUES (${id}, ${ids.ws}, ${ids.project}, ${++seq}, 'Old issue', '', ${ids.state}, 'unstarted', 'urgent', '{}', ${ids.user}, ${t0}, ${t0})`.execute(db);
+                VALUES (${id}, ${ids.ws}, ${ids.project}, ${++seq}, 'Old issue', '', ${ids.state}, 'unstarted', 'urgent', '{}', ${ids.user}, ${t0}, ${t0})`.execute(
+        db,
+      );
     }
     // As the service stored them: due and breach instants on the calendar, met targets settled.
     const tracker = (
@@ -56,11 +62,18 @@ describe('migration 1040 on trackers written before it', () => {
           VALUES (${randomUUID()}, ${ids.ws}, ${issue}, ${v.policy === false ? null : ids.policy}, ${v.policy === false ? null : 'urgent'},
                   ${v.policy === false ? null : at('2026-01-05T10:00:00.000Z')}, ${v.policy === false ? null : at('2026-01-05T17:00:00.000Z')},
                   ${v.responded ? at(v.responded) : null}, ${v.resolved ? at(v.resolved) : null},
-                  ${v.rBreach ? at(v.rBreach) : null}, ${v.sBreach ? at(v.sBreach) : null}, ${v.rSettled ?? false}, ${v.sSettled ?? false}, ${t0}, ${t0})`.execute(db);
+                  ${v.rBreach ? at(v.rBreach) : null}, ${v.sBreach ? at(v.sBreach) : null}, ${v.rSettled ?? false}, ${v.sSettled ?? false}, ${t0}, ${t0})`.execute(
+        db,
+      );
     // met both: answered after 1 working hour, resolved after 4
     await tracker(issues.met, { responded: '2026-01-05T10:00:00.000Z', resolved: '2026-01-05T13:00:00.000Z', rSettled: true, sSettled: true });
     // answered late, the next day at 10:00 (9 working hours); resolution breached at 17:00 and still open
-    await tracker(issues.late, { responded: '2026-01-06T10:00:00.000Z', rBreach: '2026-01-05T10:00:00.000Z', sBreach: '2026-01-05T17:00:00.000Z', rSettled: true });
+    await tracker(issues.late, {
+      responded: '2026-01-06T10:00:00.000Z',
+      rBreach: '2026-01-05T10:00:00.000Z',
+      sBreach: '2026-01-05T17:00:00.000Z',
+      rSettled: true,
+    });
     // nothing happened: both breached, open
     await tracker(issues.open, { rBreach: '2026-01-05T10:00:00.000Z', sBreach: '2026-01-05T17:00:00.000Z' });
     // no policy applies

@@ -31,7 +31,11 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('respond' as const), issue: fc.nat(12) }) },
   {
     weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('move' as const), issue: fc.nat(12), group: fc.constantFrom<Group>('backlog', 'started', 'completed', 'cancelled') }),
+    arbitrary: fc.record({
+      kind: fc.constant('move' as const),
+      issue: fc.nat(12),
+      group: fc.constantFrom<Group>('backlog', 'started', 'completed', 'cancelled'),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('priority' as const), issue: fc.nat(12), priority: fc.constantFrom(...PRIORITIES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rules' as const), scale: fc.constantFrom(0.5, 1, 3) }) },
@@ -70,7 +74,12 @@ function expected(outcomes: { response: Outcome[]; resolution: Outcome[] }, keyO
     };
   };
   const keys = new Set([...outcomes.response, ...outcomes.resolution].map(keyOf));
-  const rows = new Map([...keys].map((k) => [k, { response: blockOf(outcomes.response.filter((o) => keyOf(o) === k)), resolution: blockOf(outcomes.resolution.filter((o) => keyOf(o) === k)) }]));
+  const rows = new Map(
+    [...keys].map((k) => [
+      k,
+      { response: blockOf(outcomes.response.filter((o) => keyOf(o) === k)), resolution: blockOf(outcomes.resolution.filter((o) => keyOf(o) === k)) },
+    ]),
+  );
   return { totals: { response: blockOf(outcomes.response), resolution: blockOf(outcomes.resolution) }, rows };
 }
 
@@ -91,10 +100,18 @@ describe('SLA reports against a recount from the trackers', () => {
           } else if (c.kind === 'respond') await desk.respond(pick(c.issue)!.id);
           else if (c.kind === 'move') await desk.move(pick(c.issue)!.id, c.group);
           else if (c.kind === 'priority') {
-            const res = await api.patch(`/api/workspaces/${desk.ws.slug}/projects/${desk.project.id}/issues/${pick(c.issue)!.id}/`, { priority: c.priority }, { token: desk.ws.admin.token });
+            const res = await api.patch(
+              `/api/workspaces/${desk.ws.slug}/projects/${desk.project.id}/issues/${pick(c.issue)!.id}/`,
+              { priority: c.priority },
+              { token: desk.ws.admin.token },
+            );
             expect(res.status, res.text).toBe(200);
           } else if (c.kind === 'rules') {
-            const res = await api.patch(`/api/workspaces/${desk.ws.slug}/sla-policies/${desk.policyId}/`, { rules: rules(c.scale) }, { token: desk.ws.admin.token });
+            const res = await api.patch(
+              `/api/workspaces/${desk.ws.slug}/sla-policies/${desk.policyId}/`,
+              { rules: rules(c.scale) },
+              { token: desk.ws.admin.token },
+            );
             expect(res.status, res.text).toBe(200);
           } else {
             clock.advance(c.hours * HOUR);

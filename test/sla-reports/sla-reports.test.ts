@@ -196,7 +196,9 @@ describe('SLA reports', () => {
     await bad({ ...ok, policy_id: '0190a000-0000-7000-8000-000000000000' }, '/querystring/policy_id');
     await bad({ ...ok, format: 'xml' });
     // exactly 366 days is allowed
-    expect((await api.get(reportPath(desk.ws, { ...ok, from: '2025-03-01', to: '2026-03-01', group_by: 'month' }), { token: desk.ws.admin.token })).status).toBe(200);
+    expect(
+      (await api.get(reportPath(desk.ws, { ...ok, from: '2025-03-01', to: '2026-03-01', group_by: 'month' }), { token: desk.ws.admin.token })).status,
+    ).toBe(200);
   });
 
   it('lets admins and members read it; guests get 403, outsiders 404, no token 401', async () => {

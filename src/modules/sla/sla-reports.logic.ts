@@ -47,7 +47,9 @@ export function targetOutcome(
   const breached = stored.breach_at !== null && stored.breach_at < now && stored.due_at !== null;
   if (!breached && stop === null) return NO_OUTCOME;
   const seconds = stop === null ? null : workingSeconds(calendar, facts, stop);
-  return breached ? { outcome: 'breached', outcome_at: stored.due_at, outcome_seconds: seconds } : { outcome: 'met', outcome_at: stop, outcome_seconds: seconds };
+  return breached
+    ? { outcome: 'breached', outcome_at: stored.due_at, outcome_seconds: seconds }
+    : { outcome: 'met', outcome_at: stop, outcome_seconds: seconds };
 }
 
 // ---- the report ---------------------------------------------------------------------------------------------------

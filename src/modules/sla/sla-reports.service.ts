@@ -45,23 +45,21 @@ export function createSlaReportsService({ db, repo, identity }: SlaReportsDeps) 
       const timeZone = await repo.workspaceTimeZone(db, ws.workspaceId);
       const periods = reportPeriods(query.from, query.to, timeZone, query.group_by);
       const key: ReportKey = isPeriodGroup(query.group_by) ? 'period' : query.group_by;
-      const cells = await repo.reportCells(db, {
-        workspaceId: ws.workspaceId,
-        start: periods.start,
-        end: periods.end,
-        key,
-        bounds: periods.bounds,
-        ...(query.project_id !== undefined && { projectId: query.project_id }),
-        ...(query.priority !== undefined && { priority: query.priority }),
-        ...(query.policy_id !== undefined && { policyId: query.policy_id }),
-      });
+      const cells = await db.transaction().execute((tx) =>
+        repo.reportCells(tx, {
+          workspaceId: ws.workspaceId,
+          start: periods.start,
+          end: periods.end,
+          key,
+          bounds: periods.bounds,
+          ...(query.project_id !== undefined && { projectId: query.project_id }),
+          ...(query.priority !== undefined && { priority: query.priority }),
+          ...(query.policy_id !== undefined && { policyId: query.policy_id }),
+        }),
+      );
       const keys = [...new Set(cells.flatMap((c) => (c.key === null ? [] : [c.key])))];
       const labels =
-        key === 'project'
-          ? await repo.projectLabels(db, ws.workspaceId, keys)
-          : key === 'policy'
-            ? await repo.policyLabels(db, ws.workspaceId, keys)
-            : [];
+        key === 'project' ? await repo.projectLabels(db, ws.workspaceId, keys) : key === 'policy' ? await repo.policyLabels(db, ws.workspaceId, keys) : [];
       return reportView(query, timeZone, periods.periods, cells, new Map(labels.map((l) => [l.id, l.label])));
     },
   };
