@@ -19,6 +19,7 @@ import { benchBaselinesScale } from './baselines-scale.js';
 import { benchForecast } from './forecast.js';
 import { benchSlaScale } from './sla-scale.js';
 import { benchSlaSimulation } from './sla-simulation.js';
+import { benchSlaReports } from './sla-reports.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
@@ -858,6 +859,8 @@ async function main() {
     // Forecast of a project with 52 weeks of history (bench/forecast.ts): target <= 200 ms.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchForecast({ databaseUrl: url, quick }));
     if (cfg.pglite && cfg.scale) webhooks.push(await benchForecast({ quick: true }));
+    // SLA reports (bench/sla-reports.ts): a 12-week report by week over 100k and 1M trackers.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaReports({ databaseUrl: url, quick }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

@@ -23,6 +23,7 @@ import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
 import { slaSimulationRoutes } from './modules/sla/index.js';
+import { slaReportsRoutes } from './modules/sla/index.js';
 import { timeTrackingRoutes } from './modules/time-tracking/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
@@ -96,7 +97,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.decorate('outbox', outbox);
   app.decorate('jobs', jobs);
   app.decorate('services', services);
-  const { identity, workspaces, workItems, sla, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast } = services;
+  const { identity, workspaces, workItems, sla, slaReports, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast } = services;
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);
@@ -104,6 +105,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
 
   await app.register(slaRoutes, { sla });
   await app.register(slaSimulationRoutes, { simulation: services.slaSimulation });
+  await app.register(slaReportsRoutes, { slaReports });
   await app.register(customPropertiesRoutes, { customProperties });
   await app.register(baselinesRoutes, { baselines });
   await app.register(webhooksRoutes, { webhooks });

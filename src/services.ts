@@ -26,6 +26,7 @@ import { createForecastService, type ForecastService, forecastRepository } from 
 import { createIdentityService, type IdentityDeps, type IdentityService, identityRepository } from './modules/identity/index.js';
 import { createSlaService, type SlaService, slaRepository } from './modules/sla/index.js';
 import { createSlaSimulationService, type SlaSimulationService, slaSimulationRepository } from './modules/sla/index.js';
+import { createSlaReportsService, type SlaReportsService, slaReportsRepository } from './modules/sla/index.js';
 import { createOutbox, createSender, createWebhooksService, createWorker, type WebhooksService, webhooksRepository } from './modules/webhooks/index.js';
 import { createTimeTrackingService, type TimeTrackingService, timeTrackingRepository } from './modules/time-tracking/index.js';
 import { createWorkItemsService, type WorkItemsService, workItemsRepository } from './modules/work-items/index.js';
@@ -37,6 +38,7 @@ export interface AppServices {
   workItems: WorkItemsService;
   sla: SlaService;
   slaSimulation: SlaSimulationService;
+  slaReports: SlaReportsService;
   customProperties: CustomPropertiesService;
   baselines: BaselinesService;
   billing: BillingService;
@@ -111,6 +113,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);
   jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
+  const slaReports = createSlaReportsService({ db, repo: slaReportsRepository(), clock, identity });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   const slaSimulation = createSlaSimulationService({ db, repo: slaSimulationRepository(), clock, identity });
 
@@ -167,7 +170,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
 
   return {
-    services: { identity, workspaces, workItems, sla, slaSimulation, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast },
+    services: { identity, workspaces, workItems, sla, slaSimulation, slaReports, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast },
     jobs,
     outbox,
     close: () => webhookWorker.close(),

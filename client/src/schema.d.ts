@@ -1073,6 +1073,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/sla-reports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SLA achievement per period, priority, policy or project (admin, member)
+         * @description Each target (response, resolution) counts once, in the period of its outcome: met at responded_at / resolved_at when that was not after the target was breached, breached at its due instant. Open targets that are not breached are not counted. Dates are local dates of the workspace time zone, from and to inclusive, at most 366 days; weeks start on Monday. median_seconds and p90_seconds are nearest-rank, over the working time counted until the target stopped (a breached, still-open target is left out). `format=csv` or `Accept: text/csv` answers the rows as text/csv: key, label, then met, breached, achievement_percent, median_seconds and p90_seconds of response and of resolution.
+         */
+        get: operations["listSlaReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/timer/": {
         parameters: {
             query?: never;
@@ -16014,6 +16034,227 @@ export interface operations {
                         /** @description Issues created in the range (and project) that were replayed */
                         issues: number;
                     };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listSlaReports: {
+        parameters: {
+            query: {
+                /** @description csv (or Accept: text/csv): the rows as CSV */
+                format?: "json" | "csv";
+                /** @description First local date, YYYY-MM-DD, in the workspace time zone */
+                from: string;
+                /** @description day, week (from Monday) or month: every period of the range, empty ones included; priority, policy, project: only keys with data */
+                group_by: "day" | "week" | "month" | "priority" | "policy" | "project";
+                /** @description Only trackers under this SLA policy */
+                policy_id?: string;
+                /** @description Only trackers of this priority */
+                priority?: "urgent" | "high" | "medium" | "low";
+                /** @description Only issues of this project */
+                project_id?: string;
+                /** @description Last local date, inclusive; at most 366 days in all */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report (JSON), or its rows as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        /** @enum {unknown} */
+                        group_by: "day" | "week" | "month" | "priority" | "policy" | "project";
+                        rows: {
+                            /** @description The period's first local date (YYYY-MM-DD), the priority, or the policy or project id */
+                            key: string;
+                            /** @description The period as people read it, the priority, or the policy or project name */
+                            label: string;
+                            /** @description One target: met and breached counts, achievement, and working time until the outcome */
+                            resolution: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached in the period (counted at their due instant) */
+                                breached: number;
+                                /** @description Nearest-rank median of the working seconds until the target stopped; null when none */
+                                median_seconds: number | null;
+                                /** @description Targets met (stopped, not after the target was breached) in the period */
+                                met: number;
+                                /** @description Nearest-rank 90th percentile of the same; null when none */
+                                p90_seconds: number | null;
+                            };
+                            /** @description One target: met and breached counts, achievement, and working time until the outcome */
+                            response: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached in the period (counted at their due instant) */
+                                breached: number;
+                                /** @description Nearest-rank median of the working seconds until the target stopped; null when none */
+                                median_seconds: number | null;
+                                /** @description Targets met (stopped, not after the target was breached) in the period */
+                                met: number;
+                                /** @description Nearest-rank 90th percentile of the same; null when none */
+                                p90_seconds: number | null;
+                            };
+                        }[];
+                        /** @description The workspace time zone the dates are read in */
+                        time_zone: string;
+                        to: string;
+                        totals: {
+                            /** @description One target: met and breached counts, achievement, and working time until the outcome */
+                            resolution: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached in the period (counted at their due instant) */
+                                breached: number;
+                                /** @description Nearest-rank median of the working seconds until the target stopped; null when none */
+                                median_seconds: number | null;
+                                /** @description Targets met (stopped, not after the target was breached) in the period */
+                                met: number;
+                                /** @description Nearest-rank 90th percentile of the same; null when none */
+                                p90_seconds: number | null;
+                            };
+                            /** @description One target: met and breached counts, achievement, and working time until the outcome */
+                            response: {
+                                /** @description met / (met + breached) * 100, one decimal; null when both are 0 */
+                                achievement_percent: number | null;
+                                /** @description Targets breached in the period (counted at their due instant) */
+                                breached: number;
+                                /** @description Nearest-rank median of the working seconds until the target stopped; null when none */
+                                median_seconds: number | null;
+                                /** @description Targets met (stopped, not after the target was breached) in the period */
+                                met: number;
+                                /** @description Nearest-rank 90th percentile of the same; null when none */
+                                p90_seconds: number | null;
+                            };
+                        };
+                    };
+                    "text/csv": string;
                 };
             };
             /** @description Validation failed or the body is not JSON */

@@ -63,7 +63,7 @@ describe('cli demo, in process', () => {
     expect(first.text).toMatch(/issues, first sprint\s+added 120 issues, \d+ custom values, \d+ comments/);
     expect(first.text).toMatch(/Done in [\d.]+ s\. Workspace "demo": [1-9]\d* breached and \d+ at-risk SLA trackers now/);
     const before = await counts(ctx().database.db);
-    expect(before).toMatchObject({ issues: 240, projects: 2, baselines: 2, payments: 1, invoices: 1, workspace_members: 3, webhook_endpoints: 1 });
+    expect(before).toMatchObject({ issues: 282, projects: 2, baselines: 2, payments: 1, invoices: 1, workspace_members: 3, webhook_endpoints: 1 });
 
     // What the API shows: the same records, with two weeks of history behind them.
     const signIn = await clientFor(ctx().url).POST('/api/auth/sign-in/', { body: { email: 'demo@example.com', password: 'demo-password' } });

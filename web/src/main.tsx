@@ -10,6 +10,7 @@ import { IssuePage } from './pages/issues/issue-page.js';
 import { NewIssue } from './pages/issues/new-issue.js';
 import { Properties } from './pages/issues/properties.js';
 import { AtRiskBoard, BreachedBoard, Policies } from './pages/sla.js';
+import { SlaReports } from './pages/sla-reports.js';
 import { Calendars } from './pages/calendars.js';
 import { States } from './pages/states.js';
 import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
@@ -34,6 +35,7 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/sla/at-risk', page: (p) => <AtRiskBoard slug={p.slug!} /> },
   { path: '/w/:slug/sla/policies', page: (p) => <Policies slug={p.slug!} /> },
   { path: '/w/:slug/sla/calendars', page: (p) => <Calendars slug={p.slug!} /> },
+  { path: '/w/:slug/sla/reports', page: (p) => <SlaReports slug={p.slug!} /> },
   { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
   { path: '/w/:slug/webhooks', page: (p) => <Webhooks slug={p.slug!} /> },
   { path: '/w/:slug/webhooks/:webhookId', page: (p, q) => <WebhookPage key={p.webhookId} slug={p.slug!} webhookId={p.webhookId!} query={q} /> },
@@ -58,6 +60,7 @@ function workspaceNav(slug: string) {
     { to: `/w/${slug}/sla/at-risk`, label: 'SLA at risk' },
     { to: `/w/${slug}/sla/policies`, label: 'SLA policies' },
     { to: `/w/${slug}/sla/calendars`, label: 'SLA calendars' },
+    { to: `/w/${slug}/sla/reports`, label: 'SLA reports' },
     { to: `/w/${slug}/billing`, label: 'Billing' },
     { to: `/w/${slug}/webhooks`, label: 'Webhooks' },
   ];

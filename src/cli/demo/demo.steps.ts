@@ -12,6 +12,7 @@ import {
   PROJECTS,
   PROPERTIES,
   type PropertyKey,
+  seeded,
   type StateKey,
   WAITING_STATE,
   WEBHOOK,
@@ -174,6 +175,55 @@ async function ensureBaseline(ctx: DemoContext, index: 0 | 1): Promise<string[]>
 
 const laterOf = (planned: PlannedIssue) => planned.later!;
 
+/**
+ * Several weeks of SLA history before the sprint (contract 21: the SLA reports show something): on the Web Platform
+ * (the standard policy, business hours), seven issues a week for six weeks, each answered (moved to started) and
+ * resolved after delays that meet most targets and breach some. Only where the demo records the past (in process);
+ * resumable: an issue found half-way is moved on from where it stands.
+ */
+const SLA_HISTORY_WEEKS = 6;
+const SLA_HISTORY_PREFIX = 'SLA history';
+async function slaHistory(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  if (!api.timeTravel) return [];
+  const project = await ctx.project('WEB');
+  const [started, completed, backlog] = await Promise.all([ctx.stateId('WEB', 'started'), ctx.stateId('WEB', 'completed'), ctx.stateId('WEB', 'backlog')]);
+  const existing = new Map((await api.listIssues(slug, project.id)).filter((i) => i.name.startsWith(SLA_HISTORY_PREFIX)).map((i) => [i.name, i]));
+  const rnd = seeded(2020);
+  const priorities = ['urgent', 'high', 'high', 'medium', 'medium', 'low'] as const;
+  const responses = [20 * MINUTE, 45 * MINUTE, 2 * 60 * MINUTE, 5 * 60 * MINUTE, 26 * 60 * MINUTE];
+  const resolutions = [3 * 60 * MINUTE, 20 * 60 * MINUTE, 2 * 1440 * MINUTE, 4 * 1440 * MINUTE, 9 * 1440 * MINUTE];
+  let created = 0;
+  let moved = 0;
+  for (let week = 0; week < SLA_HISTORY_WEEKS; week++) {
+    for (let n = 0; n < 7; n++) {
+      const name = `${SLA_HISTORY_PREFIX} ${week + 1}.${n + 1}: ${rnd.pick(['Export', 'Login', 'Search', 'Invoice', 'Upload'])} ${rnd.pick(['fails', 'is slow', 'times out'])}`;
+      const priority = rnd.pick(priorities);
+      const respond = rnd.pick(responses);
+      const resolve = respond + rnd.pick(resolutions);
+      // Week 1 starts eight weeks before the demo's end; working days at 07:00-15:00 UTC.
+      const offset = -(SLA_HISTORY_WEEKS - week) * 7 * 1440 * MINUTE + n * 1440 * MINUTE + (7 + ((week + n) % 8)) * 60 * MINUTE;
+      let issue = existing.get(name);
+      if (!issue) {
+        await ctx.at(offset);
+        issue = await api.createIssue(slug, project.id, { name, priority, state_id: backlog });
+        created++;
+      }
+      if (issue.state_id === backlog) {
+        await ctx.at(offset + respond);
+        issue = await api.updateIssue(slug, project.id, issue.id, { state_id: started });
+        moved++;
+      }
+      if (issue.state_id === started) {
+        await ctx.at(offset + resolve);
+        await api.updateIssue(slug, project.id, issue.id, { state_id: completed });
+        moved++;
+      }
+    }
+  }
+  return created || moved ? [`${plural(created, 'issue')} over ${SLA_HISTORY_WEEKS} weeks, ${plural(moved, 'state change')}`] : [];
+}
+
 export const DEMO_STEPS: DemoStep[] = [
   {
     name: 'account',
@@ -308,6 +358,7 @@ export const DEMO_STEPS: DemoStep[] = [
   },
   { name: 'issues, second sprint', run: (ctx) => completeIssues(ctx, ctx.plan.firstHalf, ctx.plan.issues.length) },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },
+  { name: 'SLA history', run: slaHistory },
   {
     name: 'webhook endpoint',
     run: async ({ api, slug }) => {

@@ -3,6 +3,7 @@ import { type CompiledCalendar, compileCalendar } from './sla.clock.js';
 import type { SlaRepository } from './sla.repository.js';
 import { isPaused, pausesOf, storedTarget, type TargetName, type TrackerFacts, type TrackerRule } from './sla.targets.js';
 import type { RetargetRow, RetargetScope, TrackerWrite } from './sla.trackers.repository.js';
+import { NO_OUTCOME, type TargetOutcome, targetOutcome } from './sla-reports.logic.js';
 
 /**
  * Re-targeting (contract 11.3): brings trackers in line with the policy, rule, calendar and history that apply now,
@@ -55,6 +56,7 @@ export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, 
       response_breach_sent: false,
       resolution_risk_sent: false,
       resolution_breach_sent: false,
+      ...outcomeColumns(NO_OUTCOME, NO_OUTCOME),
     };
   }
   const rule: TrackerRule = { calendar, responseMs: row.response_ms, resolutionMs: row.resolution_ms, atRiskPercent: row.at_risk_percent };
@@ -65,11 +67,16 @@ export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, 
   const target = (t: TargetName, settled: boolean, riskSent: boolean, breachSent: boolean) => {
     const met = (t === 'response' ? facts.respondedAt : facts.resolvedAt) !== null;
     let v: Instants;
-    if (met && settled && row.policy_id !== null) v = storedOf(row, t);
-    else {
+    // the reports' outcome (sla-reports.logic.ts): kept with a settled target, else from the instants just computed
+    let o: TargetOutcome;
+    if (met && settled && row.policy_id !== null) {
+      v = storedOf(row, t);
+      o = storedOutcomeOf(row, t);
+    } else {
       v = storedTarget(facts, rule, t, at);
+      o = targetOutcome(facts, calendar, t, v, at);
     }
-    return { v, settled: met, riskSent: rearm(riskSent, v.risk_at), breachSent: rearm(breachSent, v.breach_at) };
+    return { v, o, settled: met, riskSent: rearm(riskSent, v.risk_at), breachSent: rearm(breachSent, v.breach_at) };
   };
   const r = target('response', row.response_settled, row.response_risk_sent, row.response_breach_sent);
   const s = target('resolution', row.resolution_settled, row.resolution_risk_sent, row.resolution_breach_sent);
@@ -89,8 +96,23 @@ export function retargeted(row: RetargetRow, calendar: CompiledCalendar | null, 
     response_breach_sent: r.breachSent,
     resolution_risk_sent: s.riskSent,
     resolution_breach_sent: s.breachSent,
+    ...outcomeColumns(r.o, s.o),
   };
 }
+
+const storedOutcomeOf = (row: RetargetRow, t: TargetName): TargetOutcome =>
+  t === 'response'
+    ? { outcome: row.response_outcome, outcome_at: row.response_outcome_at, outcome_seconds: row.response_outcome_seconds }
+    : { outcome: row.resolution_outcome, outcome_at: row.resolution_outcome_at, outcome_seconds: row.resolution_outcome_seconds };
+
+const outcomeColumns = (r: TargetOutcome, s: TargetOutcome) => ({
+  response_outcome: r.outcome,
+  response_outcome_at: r.outcome_at,
+  response_outcome_seconds: r.outcome_seconds,
+  resolution_outcome: s.outcome,
+  resolution_outcome_at: s.outcome_at,
+  resolution_outcome_seconds: s.outcome_seconds,
+});
 
 /** Whether the write changes anything stored (rows already right are not written). */
 export function changes(row: RetargetRow, w: TrackerWrite): boolean {
@@ -109,7 +131,13 @@ export function changes(row: RetargetRow, w: TrackerWrite): boolean {
     row.response_risk_sent !== w.response_risk_sent ||
     row.response_breach_sent !== w.response_breach_sent ||
     row.resolution_risk_sent !== w.resolution_risk_sent ||
-    row.resolution_breach_sent !== w.resolution_breach_sent
+    row.resolution_breach_sent !== w.resolution_breach_sent ||
+    row.response_outcome !== w.response_outcome ||
+    row.response_outcome_at !== w.response_outcome_at ||
+    row.response_outcome_seconds !== w.response_outcome_seconds ||
+    row.resolution_outcome !== w.resolution_outcome ||
+    row.resolution_outcome_at !== w.resolution_outcome_at ||
+    row.resolution_outcome_seconds !== w.resolution_outcome_seconds
   );
 }
 

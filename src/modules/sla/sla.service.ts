@@ -13,6 +13,8 @@ import { sortWorkingHours, validateCalendar } from './sla.calendar.js';
 import { createSlaEvents } from './sla.events.js';
 import type { RuleRow, SlaRepository } from './sla.repository.js';
 import { createRetargeter } from './sla.retarget.js';
+import { createOutcomeRecorder } from './sla-reports.service.js';
+import { slaReportsRepository } from './sla-reports.repository.js';
 import type { TrackerViewRow } from './sla.trackers.repository.js';
 import { calendarView, policyView, trackerListItem, trackerView } from './sla.views.js';
 
@@ -93,6 +95,8 @@ export function createSlaService(deps: SlaDeps) {
 
   const retargeter = createRetargeter(repo);
   const slaEvents = createSlaEvents({ db, repo, clock, retargeter, outbox });
+  // The SLA reports' outcomes of targets breached by the passing of time, recorded by the same duty (contract 20.1).
+  const outcomes = createOutcomeRecorder({ db, repo: slaReportsRepository(), clock, calendarsOf: retargeter.calendarsOf });
 
   /** Tracker views of a page of rows, each with its calendar. */
   async function listItems(rows: TrackerViewRow[], workspaceId: string, now: Date) {
@@ -113,7 +117,11 @@ export function createSlaService(deps: SlaDeps) {
     subscribe: slaEvents.subscribe,
 
     /** The `sla.events` job: records crossed at-risk and breach thresholds as SLA events (contract 11.4). */
-    runEvents: slaEvents.run,
+    runEvents: async () => {
+      const recorded = await slaEvents.run();
+      await outcomes.run();
+      return recorded;
+    },
 
     // ---- policies ---------------------------------------------------------------------------------------------
 

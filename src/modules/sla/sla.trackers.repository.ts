@@ -55,6 +55,13 @@ export interface TrackerWrite {
   response_breach_sent: boolean;
   resolution_risk_sent: boolean;
   resolution_breach_sent: boolean;
+  /** Migration 1040: each target's outcome for the SLA reports (sla-reports.logic.ts), instants in epoch ms */
+  response_outcome: 'met' | 'breached' | null;
+  response_outcome_at: number | null;
+  response_outcome_seconds: number | null;
+  resolution_outcome: 'met' | 'breached' | null;
+  resolution_outcome_at: number | null;
+  resolution_outcome_seconds: number | null;
 }
 
 /** A tracker with its facts, what it stores (a TrackerWrite), and the policy and rule that apply to its issue now. */
@@ -161,6 +168,8 @@ const retargetQuery = (workspaceId: string, scope: RetargetScope, afterId: strin
          ${ms('t.resolution_due_at')}, ${ms('t.resolution_risk_at')}, ${ms('t.resolution_breach_at')},
          t.paused, t.response_settled, t.resolution_settled,
          t.response_risk_sent, t.response_breach_sent, t.resolution_risk_sent, t.resolution_breach_sent,
+         t.response_outcome, ${ms('t.response_outcome_at')}, t.response_outcome_seconds::float8 AS response_outcome_seconds,
+         t.resolution_outcome, ${ms('t.resolution_outcome_at')}, t.resolution_outcome_seconds::float8 AS resolution_outcome_seconds,
          r.policy_id AS rule_policy_id, r.priority AS rule_priority, r.response_ms, r.resolution_ms,
          ap.at_risk_percent, ap.calendar_id, c.version AS calendar_version
   FROM sla_trackers t
@@ -256,6 +265,12 @@ export function trackerQueries() {
           resolution_breach_at: null,
           response_settled: false,
           resolution_settled: false,
+          response_outcome: null,
+          response_outcome_at: null,
+          response_outcome_seconds: null,
+          resolution_outcome: null,
+          resolution_outcome_at: null,
+          resolution_outcome_seconds: null,
           updated_at: now,
         })
         .where('workspace_id', '=', workspaceId)
@@ -302,6 +317,10 @@ export function trackerQueries() {
             paused = u.paused, response_settled = u.response_settled, resolution_settled = u.resolution_settled,
             response_risk_sent = u.response_risk_sent, response_breach_sent = u.response_breach_sent,
             resolution_risk_sent = u.resolution_risk_sent, resolution_breach_sent = u.resolution_breach_sent,
+            response_outcome = u.response_outcome, response_outcome_at = ${fromMs('u.response_outcome_at')},
+            response_outcome_seconds = u.response_outcome_seconds::bigint,
+            resolution_outcome = u.resolution_outcome, resolution_outcome_at = ${fromMs('u.resolution_outcome_at')},
+            resolution_outcome_seconds = u.resolution_outcome_seconds::bigint,
             updated_at = ${now}
         FROM unnest(
           ${col('id')}::uuid[], ${col('policy_id')}::uuid[], ${col('priority')}::text[],
@@ -310,10 +329,14 @@ export function trackerQueries() {
           ${col('resolution_breach_at')}::float8[],
           ${col('paused')}::boolean[], ${col('response_settled')}::boolean[], ${col('resolution_settled')}::boolean[],
           ${col('response_risk_sent')}::boolean[], ${col('response_breach_sent')}::boolean[],
-          ${col('resolution_risk_sent')}::boolean[], ${col('resolution_breach_sent')}::boolean[]
+          ${col('resolution_risk_sent')}::boolean[], ${col('resolution_breach_sent')}::boolean[],
+          ${col('response_outcome')}::text[], ${col('response_outcome_at')}::float8[], ${col('response_outcome_seconds')}::float8[],
+          ${col('resolution_outcome')}::text[], ${col('resolution_outcome_at')}::float8[], ${col('resolution_outcome_seconds')}::float8[]
         ) AS u(id, policy_id, priority, response_due_at, response_risk_at, response_breach_at,
                resolution_due_at, resolution_risk_at, resolution_breach_at, paused, response_settled, resolution_settled,
-               response_risk_sent, response_breach_sent, resolution_risk_sent, resolution_breach_sent)
+               response_risk_sent, response_breach_sent, resolution_risk_sent, resolution_breach_sent,
+               response_outcome, response_outcome_at, response_outcome_seconds,
+               resolution_outcome, resolution_outcome_at, resolution_outcome_seconds)
         WHERE t.workspace_id = ${workspaceId} AND t.id = u.id`.execute(tx);
     },
 
