@@ -515,9 +515,9 @@ export interface paths {
             cookie?: never;
         };
         /** The billing profile, the buyer on invoices and credit notes (admin); before the first PUT every field is null but country TR */
-        get: operations["getProfile"];
+        get: operations["getBillingProfile"];
         /** Replace the billing profile (admin); documents already issued keep the profile they froze */
-        put: operations["profile"];
+        put: operations["setBillingProfile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -6837,7 +6837,7 @@ export interface operations {
             };
         };
     };
-    getProfile: {
+    getBillingProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -6966,7 +6966,7 @@ export interface operations {
             };
         };
     };
-    profile: {
+    setBillingProfile: {
         parameters: {
             query?: never;
             header?: never;

@@ -53,8 +53,15 @@ function parsedFont(file: string): FontObject {
   return (probe as unknown as { _font: { font: FontObject } })._font.font;
 }
 
+/**
+ * The shared fonts, their glyph objects forgotten: fontkit caches a glyph by id with the characters it was first
+ * made for, and pdfkit writes a document's ToUnicode map from them, so a glyph first made by another document (or by
+ * a composed letter such as Ç) would leave its letter out of the extractable text. The parsed tables, the costly part,
+ * stay shared.
+ */
 function loadFonts() {
   fonts ??= { regular: parsedFont('DejaVuSans.ttf'), bold: parsedFont('DejaVuSans-Bold.ttf') };
+  for (const font of [fonts.regular, fonts.bold]) (font as { _glyphs: Record<number, unknown> })._glyphs = {};
   return fonts;
 }
 

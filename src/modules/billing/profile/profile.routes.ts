@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../../http/auth.js';
 import { errorResponses } from '../../../http/schemas.js';
+import { invalid } from '../../../kernel/errors.js';
 import { WorkspaceParams } from '../billing.schemas.js';
 import type { BillingService } from '../billing.service.js';
 import { BillingProfile, PutBillingProfileBody } from './profile.schemas.js';
@@ -26,6 +27,11 @@ export const profileRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
   app.put(
     '/api/workspaces/:slug/billing/profile/',
     {
+      // A missing legal_name is named as the field (the schema's own error names only the object).
+      preValidation: async (req) => {
+        const body = req.body as Record<string, unknown> | null | undefined;
+        if (body && typeof body === 'object' && !Array.isArray(body) && body.legal_name === undefined) throw invalid('/legal_name', 'is required');
+      },
       schema: {
         tags,
         summary: 'Replace the billing profile (admin); documents already issued keep the profile they froze',
