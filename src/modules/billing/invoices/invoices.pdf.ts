@@ -165,7 +165,7 @@ export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
   ];
   for (const [label, value, strong] of totals) {
     doc.font(strong ? 'bold' : 'regular').fontSize(strong ? 11 : 10);
-    doc.text(label, 300, y, { width: 140 });
+    doc.text(label, 250, y, { width: 190 });
     doc.text(value, 440, y, { width: right - 440 - 4, align: 'right' });
     y = doc.y + 6;
   }
