@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchSlaScale } from './sla-scale.js';
 import { benchSecurityHeaders } from './security-headers.js';
+import { benchInvoicePdf } from './invoice-pdf.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import pg from 'pg';
@@ -851,6 +852,8 @@ async function main() {
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).
     webhooks.push(await benchSecurityHeaders({ quick }));
+    // Invoice PDFs through the service (bench/invoice-pdf.ts).
+    webhooks.push(await benchInvoicePdf({ quick }));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);

@@ -133,7 +133,12 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const paytrClient = createPaytrClient(config.paytr);
   const documents = {
     taxRateBp: config.billingTaxRateBp,
-    seller: { name: config.billingSeller.name, tax_id: config.billingSeller.taxId, tax_office: config.billingSeller.taxOffice, address: config.billingSeller.address },
+    seller: {
+      name: config.billingSeller.name,
+      tax_id: config.billingSeller.taxId,
+      tax_office: config.billingSeller.taxOffice,
+      address: config.billingSeller.address,
+    },
   };
   const billing = createBillingService({
     db,

@@ -213,7 +213,8 @@ function optionalText(env: Env, name: string, max: number): string | null {
 /** BILLING_SELLER_*: the seller of the documents; its tax id, when set, is 10 (VKN) or 11 (TCKN) digits. */
 function billingSeller(env: Env): Config['billingSeller'] {
   const taxId = optionalText(env, 'BILLING_SELLER_TAX_ID', 32);
-  if (taxId !== null && !/^\d{10,11}$/.test(taxId)) throw new ConfigError(`BILLING_SELLER_TAX_ID must be a VKN (10 digits) or a TCKN (11 digits), got "${taxId}"`);
+  if (taxId !== null && !/^\d{10,11}$/.test(taxId))
+    throw new ConfigError(`BILLING_SELLER_TAX_ID must be a VKN (10 digits) or a TCKN (11 digits), got "${taxId}"`);
   return {
     name: optionalText(env, 'BILLING_SELLER_NAME', 255) ?? 'Work Item Service',
     taxId,

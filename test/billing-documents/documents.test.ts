@@ -134,7 +134,16 @@ describe('invoice documents (contract 19.4-19.6)', () => {
     expectPdf(pdf);
     const text = pdfText(pdf.bytes, 'credit-note');
     if (text !== null) {
-      for (const expected of [refund.body.credit_note_number, invoice!.invoice_number, BUYER.legal_name, 'Müşteri iadesi', '100,00 TRY', '83,33 TRY', '16,67 TRY', 'KDV %20']) {
+      for (const expected of [
+        refund.body.credit_note_number,
+        invoice!.invoice_number,
+        BUYER.legal_name,
+        'Müşteri iadesi',
+        '100,00 TRY',
+        '83,33 TRY',
+        '16,67 TRY',
+        'KDV %20',
+      ]) {
         expect(text, `the PDF text lacks "${expected}":\n${text}`).toContain(expected);
       }
     }
@@ -182,7 +191,9 @@ describe('invoice documents (contract 19.4-19.6)', () => {
     } finally {
       await later.close();
     }
-    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM invoices WHERE workspace_id = ${ws.workspaceId} AND tax_rate_bp = 2000`.execute(t.database.db);
+    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM invoices WHERE workspace_id = ${ws.workspaceId} AND tax_rate_bp = 2000`.execute(
+      t.database.db,
+    );
     expect(stored.rows[0]!.n).toBe(1);
   });
 });

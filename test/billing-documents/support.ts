@@ -10,7 +10,12 @@ export const hasPdftotext = existsSync(PDFTOTEXT);
 /** GET a PDF with the token: status, content type and bytes. */
 export async function fetchPdf(url: string, token: string) {
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), bytes: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    disposition: res.headers.get('content-disposition'),
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 /**

@@ -79,7 +79,13 @@ describe('invoice lines (contract 19.6)', () => {
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.nat(), fc.nat(), (subtotal, a, b) => {
         const discount = a % (subtotal + 1);
         const credit = b % (subtotal - discount + 1);
-        const lines = invoiceLines({ ...base, coupon_code: discount ? 'spring' : null, subtotal_amount: subtotal, discount_amount: discount, proration_credit: credit });
+        const lines = invoiceLines({
+          ...base,
+          coupon_code: discount ? 'spring' : null,
+          subtotal_amount: subtotal,
+          discount_amount: discount,
+          proration_credit: credit,
+        });
         expect(lines[0]).toMatchObject({ amount: subtotal, quantity: 1, period_start: '2026-01-01T00:00:00.000Z', period_end: '2026-02-01T00:00:00.000Z' });
         expect(lines.reduce((sum, l) => sum + l.amount, 0)).toBe(subtotal - discount - credit);
         expect(lines).toHaveLength(1 + (discount > 0 ? 1 : 0) + (credit > 0 ? 1 : 0));

@@ -28,7 +28,7 @@ describe.skipIf(!hasChromium)('billing documents in Chromium', () => {
     await form.getByRole('button', { name: 'Save billing profile' }).click();
     await form.locator('.field.invalid').first().waitFor();
     const invalid = form.locator('.field.invalid');
-    expect(await invalid.filter({ hasText: 'Tax id' }).count() + (await invalid.filter({ hasText: 'Invoice e-mail' }).count())).toBeGreaterThanOrEqual(1);
+    expect((await invalid.filter({ hasText: 'Tax id' }).count()) + (await invalid.filter({ hasText: 'Invoice e-mail' }).count())).toBeGreaterThanOrEqual(1);
     await h.shot('profile-errors');
 
     await form.getByLabel('Tax id').fill('4540536920');
@@ -38,7 +38,13 @@ describe.skipIf(!hasChromium)('billing documents in Chromium', () => {
     await form.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect(await form.locator('.field.invalid').count()).toBe(0);
     const stored = await h.ctx.api.get(`/api/workspaces/${h.slug}/billing/profile/`, { token: h.token });
-    expect(stored.body).toMatchObject({ legal_name: 'Çağrı Şenöz Yazılım A.Ş.', tax_id: '4540536920', city: 'İstanbul', country: 'TR', email: 'fatura@example.com' });
+    expect(stored.body).toMatchObject({
+      legal_name: 'Çağrı Şenöz Yazılım A.Ş.',
+      tax_id: '4540536920',
+      city: 'İstanbul',
+      country: 'TR',
+      email: 'fatura@example.com',
+    });
     await page.reload();
     expect(await page.locator('form').filter({ hasText: 'Save billing profile' }).getByLabel('Legal name').inputValue()).toBe('Çağrı Şenöz Yazılım A.Ş.');
   });
@@ -49,9 +55,7 @@ describe.skipIf(!hasChromium)('billing documents in Chromium', () => {
     expect(checkout.status, checkout.text).toBe(201);
     await page.goto(checkout.body.iframe_url);
     await page.getByRole('button', { name: /^Pay / }).click();
-    await expect
-      .poll(async () => (await h.ctx.api.get(`/api/workspaces/${h.slug}/billing/invoices/`, { token: h.token })).body.results.length)
-      .toBe(1);
+    await expect.poll(async () => (await h.ctx.api.get(`/api/workspaces/${h.slug}/billing/invoices/`, { token: h.token })).body.results.length).toBe(1);
     const invoice = (await h.ctx.api.get(`/api/workspaces/${h.slug}/billing/invoices/`, { token: h.token })).body.results[0];
     const payment = (await h.ctx.api.get(`/api/workspaces/${h.slug}/billing/payments/`, { token: h.token })).body.results[0];
     const refund = await h.ctx.api.post(`/api/admin/payments/${payment.id}/refund/`, { amount: 10_000, reason: 'Goodwill' }, { token: h.token });

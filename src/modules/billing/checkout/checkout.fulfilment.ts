@@ -1,4 +1,4 @@
-import type { Executor, Tx } from '../../../db/database.js';
+import type { Executor } from '../../../db/database.js';
 import { newId } from '../../../kernel/ids.js';
 import { recordEvent } from '../subscriptions/subscriptions.audit.js';
 import { addInterval, renewalStart } from '../billing.domain.js';

@@ -109,7 +109,11 @@ export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
   let y = 50;
   for (const [label, value] of meta) {
     doc.font('regular').fontSize(8).fillColor('#555555').text(label, 330, y, { width: 215, align: 'right' });
-    doc.font('bold').fontSize(10).fillColor('#000000').text(value, 330, y + 10, { width: 215, align: 'right' });
+    doc
+      .font('bold')
+      .fontSize(10)
+      .fillColor('#000000')
+      .text(value, 330, y + 10, { width: 215, align: 'right' });
     y += 26;
   }
 
@@ -122,10 +126,16 @@ export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
       doc.text('—', x, doc.y + 2, { width: 240 });
       return doc.y;
     }
-    if (p.name) doc.font('bold').text(p.name, x, doc.y + 2, { width: 240 }).font('regular');
+    if (p.name)
+      doc
+        .font('bold')
+        .text(p.name, x, doc.y + 2, { width: 240 })
+        .font('regular');
     if (p.taxOffice || p.taxId) {
       const kind = p.taxId?.length === 11 ? 'TCKN' : 'VKN';
-      doc.text([p.taxOffice ? `Vergi dairesi: ${p.taxOffice}` : null, p.taxId ? `${kind}: ${p.taxId}` : null].filter(Boolean).join(' · '), x, doc.y, { width: 240 });
+      doc.text([p.taxOffice ? `Vergi dairesi: ${p.taxOffice}` : null, p.taxId ? `${kind}: ${p.taxId}` : null].filter(Boolean).join(' · '), x, doc.y, {
+        width: 240,
+      });
     }
     for (const line of p.address) doc.text(line, x, doc.y, { width: 240 });
     if (p.email) doc.text(p.email, x, doc.y, { width: 240 });
@@ -137,7 +147,10 @@ export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
   // Lines.
   y = Math.max(sellerEnd, buyerEnd) + 24;
   const cols = { description: left, period: 275, quantity: 395, amount: 435 };
-  doc.rect(left, y - 4, width, 18).fill('#eeeeee').fillColor('#000000');
+  doc
+    .rect(left, y - 4, width, 18)
+    .fill('#eeeeee')
+    .fillColor('#000000');
   doc.font('bold').fontSize(9);
   doc.text('Açıklama / Description', cols.description + 4, y, { width: 220 });
   doc.text('Dönem / Period', cols.period, y, { width: 115 });
@@ -153,7 +166,12 @@ export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
     doc.text(String(line.quantity), cols.quantity, y, { width: 35, align: 'right' });
     doc.text(money(line.amount), cols.amount, y, { width: right - cols.amount - 4, align: 'right' });
     y = Math.max(descEnd, doc.y) + 6;
-    doc.moveTo(left, y - 3).lineTo(right, y - 3).lineWidth(0.5).strokeColor('#cccccc').stroke();
+    doc
+      .moveTo(left, y - 3)
+      .lineTo(right, y - 3)
+      .lineWidth(0.5)
+      .strokeColor('#cccccc')
+      .stroke();
   }
 
   // Totals.
@@ -171,12 +189,7 @@ export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
   }
 
   doc.font('regular').fontSize(8).fillColor('#555555');
-  doc.text(
-    'Fiyatlara KDV dahildir. Tutarlar kuruş hassasiyetindedir. / Prices include VAT.',
-    left,
-    y + 24,
-    { width },
-  );
+  doc.text('Fiyatlara KDV dahildir. Tutarlar kuruş hassasiyetindedir. / Prices include VAT.', left, y + 24, { width });
   doc.end();
   return done;
 }

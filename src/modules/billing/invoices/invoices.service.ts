@@ -23,7 +23,12 @@ export function buyerOf(p: BillingParty | null): PdfParty | null {
 /** A seller frozen on a document as the PDF prints it. */
 export function sellerOf(p: BillingParty | null): PdfParty | null {
   if (!p) return null;
-  return { name: value(p, 'name'), taxId: value(p, 'tax_id'), taxOffice: value(p, 'tax_office'), address: [value(p, 'address')].filter((l): l is string => !!l) };
+  return {
+    name: value(p, 'name'),
+    taxId: value(p, 'tax_id'),
+    taxOffice: value(p, 'tax_office'),
+    address: [value(p, 'address')].filter((l): l is string => !!l),
+  };
 }
 
 export type InvoicesService = ReturnType<typeof createInvoicesService>;

@@ -34,7 +34,9 @@ export function splitTax(gross: number, rateBp: number): TaxSplit {
 /** A rate in basis points as Turkish documents print it: 2000 -> "%20", 150 -> "%1,5", 1825 -> "%18,25". */
 export function ratePercent(rateBp: number): string {
   const whole = Math.floor(rateBp / 100);
-  const frac = String(rateBp % 100).padStart(2, '0').replace(/0+$/, '');
+  const frac = String(rateBp % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return `%${whole}${frac ? `,${frac}` : ''}`;
 }
 
