@@ -6983,7 +6983,6 @@ export interface operations {
                     city?: string | null;
                     /** @description ISO 3166-1 alpha-2, upper case; default TR */
                     country?: string;
-                    /** @description Where invoices go */
                     email?: string | null;
                     /** @description Legal name (unvan) or full name */
                     legal_name: string;

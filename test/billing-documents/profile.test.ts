@@ -64,6 +64,8 @@ describe('billing profile (contract 19.5)', () => {
       [{ ...PROFILE, tax_id: '123456789' }, '/tax_id'],
       [{ ...PROFILE, tax_id: 'ABCDEFGHIJ' }, '/tax_id'],
       [{ ...PROFILE, email: 'not-an-address' }, '/email'],
+      [{ ...PROFILE, email: 'a b@example.com' }, '/email'],
+      [{ ...PROFILE, email: 'x'.repeat(250) + '@example.com' }, '/email'],
       [{ ...PROFILE, legal_name: '' }, '/legal_name'],
       [{ ...PROFILE, legal_name: '   ' }, '/legal_name'],
       [{ ...PROFILE, legal_name: 'x'.repeat(256) }, '/legal_name'],
@@ -78,6 +80,10 @@ describe('billing profile (contract 19.5)', () => {
         `${JSON.stringify(body)}`,
       ).toContain(field);
     }
+    // every bad field at once
+    const both = await api.put(path(ws.slug), { ...PROFILE, tax_id: '4540536921', email: 'a@b' }, { token: ws.admin.token });
+    expectProblem(both, 400, 'validation_failed');
+    expect(both.body.errors.map((e: { path: string }) => e.path)).toEqual(['/tax_id', '/email']);
     // nothing was stored
     expect((await api.get(path(ws.slug), { token: ws.admin.token })).body.legal_name).toBeNull();
   });

@@ -28,7 +28,10 @@ describe.skipIf(!hasChromium)('billing documents in Chromium', () => {
     await form.getByRole('button', { name: 'Save billing profile' }).click();
     await form.locator('.field.invalid').first().waitFor();
     const invalid = form.locator('.field.invalid');
-    expect((await invalid.filter({ hasText: 'Tax id' }).count()) + (await invalid.filter({ hasText: 'Invoice e-mail' }).count())).toBeGreaterThanOrEqual(1);
+    // both fields, each with the API's message next to it
+    expect(await invalid.count()).toBe(2);
+    expect(await invalid.filter({ hasText: 'Tax id' }).textContent()).toContain('VKN');
+    expect(await invalid.filter({ hasText: 'Invoice e-mail' }).textContent()).toContain('must be an e-mail address');
     await h.shot('profile-errors');
 
     await form.getByLabel('Tax id').fill('4540536920');

@@ -24,7 +24,7 @@ export const PutBillingProfileBody = Type.Object(
     city: Type.Optional(Text(255, 'City')),
     postal_code: Type.Optional(Text(20, 'Postal code')),
     country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case; default TR' })),
-    email: Type.Optional(Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()], { description: 'Where invoices go' })),
+    email: Type.Optional(Text(254, 'Where invoices go: an e-mail address')),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import type { Actor } from '../../../kernel/actor.js';
-import { invalid } from '../../../kernel/errors.js';
+import { AppError, type FieldError } from '../../../kernel/errors.js';
 import type { BillingDeps } from '../billing.deps.js';
 import type { BillingProfileRow } from './profile.repository.js';
 import { isValidTurkishTaxId } from './profile.rules.js';
@@ -45,6 +45,9 @@ export const profileView = (p: BillingProfileRow | undefined) =>
       }
     : { ...EMPTY_PROFILE };
 
+/** An address with one @, no spaces, and a dot in its domain (the mail server has the last word). */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
 /** Trimmed; an empty or blank optional text is null. */
 const text = (v: string | null | undefined): string | null => {
   const t = v?.trim();
@@ -52,17 +55,21 @@ const text = (v: string | null | undefined): string | null => {
 };
 
 /**
- * The profile a PUT stores (every field it leaves out becomes null, the country TR), or a 400 naming the field.
+ * The profile a PUT stores (every field it leaves out becomes null, the country TR), or a 400 naming every bad field.
  * For TR a tax id, when given, must be a valid VKN or TCKN (check digits); elsewhere it is free text.
  */
 export function normalizeProfile(input: BillingProfileInput) {
+  const errors: FieldError[] = [];
   const legalName = input.legal_name.trim();
-  if (!legalName) throw invalid('/legal_name', 'must not be blank');
+  if (!legalName) errors.push({ path: '/legal_name', message: 'must not be blank' });
   const country = input.country ?? DEFAULT_COUNTRY;
   const taxId = text(input.tax_id);
   if (taxId !== null && country === 'TR' && !isValidTurkishTaxId(taxId)) {
-    throw invalid('/tax_id', 'must be a VKN (10 digits with its check digit) or a TCKN (11 digits, first not 0, with its two check digits)');
+    errors.push({ path: '/tax_id', message: 'must be a VKN (10 digits with its check digit) or a TCKN (11 digits, first not 0, with its two check digits)' });
   }
+  const email = text(input.email);
+  if (email !== null && !EMAIL.test(email)) errors.push({ path: '/email', message: 'must be an e-mail address' });
+  if (errors.length > 0) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
   return {
     legal_name: legalName,
     tax_id: taxId,
@@ -71,7 +78,7 @@ export function normalizeProfile(input: BillingProfileInput) {
     city: text(input.city),
     postal_code: text(input.postal_code),
     country,
-    email: text(input.email),
+    email,
   };
 }
 
