@@ -6,6 +6,7 @@
  * Part of `npm run bench`; by hand: `npx tsx bench/invoice-pdf.ts [--quick]`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
@@ -15,6 +16,17 @@ import { migrateToLatest } from '../src/db/migrate.js';
 
 const TARGET_P99_MS = 50;
 
+/** A free port: the sandbox provider is reached at PUBLIC_BASE_URL, so the service must know its own port. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 export async function benchInvoicePdf({ quick }: { quick: boolean }): Promise<string> {
@@ -22,8 +34,9 @@ export async function benchInvoicePdf({ quick }: { quick: boolean }): Promise<st
   const dir = mkdtempSync(join(tmpdir(), 'wis-pdf-bench-'));
   const database = await openDatabase({ databaseUrl: null, dataDir: dir });
   await migrateToLatest(database.db);
+  const port = await freePort();
   const config = loadConfig({
-    PORT: '0',
+    PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     JOB_INTERVAL_MS: '0',
@@ -35,7 +48,7 @@ export async function benchInvoicePdf({ quick }: { quick: boolean }): Promise<st
   });
   const app = await buildApp({ config, database });
   try {
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.listen({ port, host: '127.0.0.1' });
     const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, token?: string) => {
       const res = await app.inject({ method, url, payload: body as object, headers: token ? { authorization: `Bearer ${token}` } : {} });
       if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
@@ -65,8 +78,7 @@ export async function benchInvoicePdf({ quick }: { quick: boolean }): Promise<st
       { plan_slug: 'pro', billing_interval: 'month', coupon_code: 'bench20' },
       token,
     );
-    const iframe = String(session.iframe_url).replace(/^https?:\/\/[^/]+/, address);
-    const paid = await fetch(`${iframe}/pay`, {
+    const paid = await fetch(`${String(session.iframe_url)}/pay`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: '',
