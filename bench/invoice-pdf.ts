@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
@@ -101,16 +101,23 @@ export async function benchInvoicePdf({ quick }: { quick: boolean }): Promise<st
     const first = await one(); // parses the fonts
     for (let i = 0; i < 20; i++) await one();
     const times: number[] = [];
+    // CPU time of this process per request besides the wall time: on a shared, loaded machine the wall time mostly
+    // measures waiting for a core.
+    const cpu = process.cpuUsage();
     for (let i = 0; i < n; i++) times.push(await one());
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000 / n;
     times.sort((a, b) => a - b);
     const p50 = pct(times, 50);
     const p99 = pct(times, 99);
     return [
       `### Invoice PDF: GET .../invoices/{id}/pdf/ through the service (inject, embedded database, ${n} requests one at a time, ${Math.round(bytes / 1024)} KiB each)`,
       '',
-      '| measure | first request (fonts parsed) | p50 | p99 | max | target | met |',
-      '|---|---:|---:|---:|---:|---|---|',
-      `| invoice PDF | ${first.toFixed(1)} ms | ${p50.toFixed(1)} ms | ${p99.toFixed(1)} ms | ${times[times.length - 1]!.toFixed(1)} ms | p99 <= ${TARGET_P99_MS} ms | ${p99 <= TARGET_P99_MS ? 'met' : 'not met'} |`,
+      `Load average at the end: ${loadavg()[0]!.toFixed(2)} on ${cpus().length} CPUs.`,
+      '',
+      '| measure | first request (fonts parsed) | CPU per request | p50 | p99 | max | target | met |',
+      '|---|---:|---:|---:|---:|---:|---|---|',
+      `| invoice PDF | ${first.toFixed(1)} ms | ${cpuMs.toFixed(1)} ms | ${p50.toFixed(1)} ms | ${p99.toFixed(1)} ms | ${times[times.length - 1]!.toFixed(1)} ms | p99 <= ${TARGET_P99_MS} ms | ${p99 <= TARGET_P99_MS ? 'met' : 'not met'} |`,
     ].join('\n');
   } finally {
     await app.close();
