@@ -21,6 +21,7 @@ import { benchSlaScale } from './sla-scale.js';
 import { benchSlaSimulation } from './sla-simulation.js';
 import { benchSlaReports } from './sla-reports.js';
 import { benchSecurityHeaders } from './security-headers.js';
+import { benchInvoicePdf } from './invoice-pdf.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
@@ -869,6 +870,8 @@ async function main() {
     const mixed = [await runMixedLoad({ quick, log })];
     if (url && !cfg.pgliteOnly) mixed.push(await runMixedLoad({ quick, log, databaseUrl: url }));
     webhooks.push(renderMixedLoad(mixed));
+    // Invoice PDFs through the service (bench/invoice-pdf.ts).
+    webhooks.push(await benchInvoicePdf({ quick }));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);

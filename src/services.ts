@@ -141,6 +141,15 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'webhooks.cleanup', run: () => webhookWorker.cleanup(), intervalMs: 3_600_000 });
 
   const paytrClient = createPaytrClient(config.paytr);
+  const documents = {
+    taxRateBp: config.billingTaxRateBp,
+    seller: {
+      name: config.billingSeller.name,
+      tax_id: config.billingSeller.taxId,
+      tax_office: config.billingSeller.taxOffice,
+      address: config.billingSeller.address,
+    },
+  };
   const billing = createBillingService({
     db,
     repo: billingRepo,
@@ -152,9 +161,10 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     publicBaseUrl: config.publicBaseUrl,
     log,
     outbox,
+    documents,
   });
   jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
-  const refunds = createRefundsService({ db, repo: billingRepo, clock, identity, provider: paytrClient, outbox, log, billing });
+  const refunds = createRefundsService({ db, repo: billingRepo, clock, identity, provider: paytrClient, outbox, log, billing, documents });
   const reconcile = createReconcileService({
     db,
     repo: billingRepo,

@@ -405,6 +405,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/billing/credit-notes/{creditNoteId}/pdf/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The credit note of a refund as PDF (admin) */
+        get: operations["getCreditNotePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/billing/invoices/": {
         parameters: {
             query?: never;
@@ -414,6 +431,40 @@ export interface paths {
         };
         /** Invoices, newest first (admin) */
         get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/invoices/{invoiceId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An invoice with its lines, buyer, seller and tax split (admin) */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/invoices/{invoiceId}/pdf/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The invoice as PDF (admin) */
+        get: operations["getInvoicePdf"];
         put?: never;
         post?: never;
         delete?: never;
@@ -449,6 +500,24 @@ export interface paths {
         /** Would the workspace fit a plan? Members, projects and custom properties beyond it (admin) */
         get: operations["checkPlanChange"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/profile/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The billing profile, the buyer on invoices and credit notes (admin); before the first PUT every field is null but country TR */
+        get: operations["getBillingProfile"];
+        /** Replace the billing profile (admin); documents already issued keep the profile they froze */
+        put: operations["setBillingProfile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2109,8 +2178,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Refunded, in minor units */
+                        /** @description Refunded, in minor units (the gross, tax included) */
                         amount: number;
+                        /** @description The billing profile at issue; null when there was none */
+                        bill_to: {
+                            address_line: string | null;
+                            city: string | null;
+                            country: string | null;
+                            email: string | null;
+                            legal_name: string | null;
+                            postal_code: string | null;
+                            tax_id: string | null;
+                            tax_office: string | null;
+                        } | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -2124,12 +2204,25 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         id: string;
+                        /** @description Amount without tax (matrah): round_half_up(gross * 10000 / (10000 + tax_rate_bp)), in minor units (29900 = 299.00) */
+                        net_amount: number;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
                          */
                         payment_id: string;
                         reason: string | null;
+                        /** @description The seller at issue; null on documents issued before it was recorded */
+                        seller: {
+                            address: string | null;
+                            name: string;
+                            tax_id: string | null;
+                            tax_office: string | null;
+                        } | null;
+                        /** @description KDV: gross - net_amount, in minor units (29900 = 299.00) */
+                        tax_amount: number;
+                        /** @description KDV rate in force at issue, in basis points (2000 = 20 %) */
+                        tax_rate_bp: number;
                     };
                 };
             };
@@ -5673,8 +5766,19 @@ export interface operations {
                         offset: number;
                         per_page: number;
                         results: {
-                            /** @description Refunded, in minor units */
+                            /** @description Refunded, in minor units (the gross, tax included) */
                             amount: number;
+                            /** @description The billing profile at issue; null when there was none */
+                            bill_to: {
+                                address_line: string | null;
+                                city: string | null;
+                                country: string | null;
+                                email: string | null;
+                                legal_name: string | null;
+                                postal_code: string | null;
+                                tax_id: string | null;
+                                tax_office: string | null;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
@@ -5688,15 +5792,168 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             id: string;
+                            /** @description Amount without tax (matrah): round_half_up(gross * 10000 / (10000 + tax_rate_bp)), in minor units (29900 = 299.00) */
+                            net_amount: number;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
                              */
                             payment_id: string;
                             reason: string | null;
+                            /** @description The seller at issue; null on documents issued before it was recorded */
+                            seller: {
+                                address: string | null;
+                                name: string;
+                                tax_id: string | null;
+                                tax_office: string | null;
+                            } | null;
+                            /** @description KDV: gross - net_amount, in minor units (29900 = 299.00) */
+                            tax_amount: number;
+                            /** @description KDV rate in force at issue, in basis points (2000 = 20 %) */
+                            tax_rate_bp: number;
                         }[];
                         total: number;
                     };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getCreditNotePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                creditNoteId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF (fonts embedded, text extractable) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
                 };
             };
             /** @description Validation failed or the body is not JSON */
@@ -5843,6 +6100,17 @@ export interface operations {
                         offset: number;
                         per_page: number;
                         results: {
+                            /** @description The billing profile at issue; null when there was none */
+                            bill_to: {
+                                address_line: string | null;
+                                city: string | null;
+                                country: string | null;
+                                email: string | null;
+                                legal_name: string | null;
+                                postal_code: string | null;
+                                tax_id: string | null;
+                                tax_office: string | null;
+                            } | null;
                             /**
                              * @description Billing interval
                              * @enum {unknown}
@@ -5864,6 +6132,8 @@ export interface operations {
                             id: string;
                             /** @description INV-YYYY-NNNNNN, gapless within a year */
                             invoice_number: string;
+                            /** @description Amount without tax (matrah): round_half_up(gross * 10000 / (10000 + tax_rate_bp)), in minor units (29900 = 299.00) */
+                            net_amount: number;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -5883,8 +6153,19 @@ export interface operations {
                             plan_slug: string;
                             /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
                             proration_credit: number;
+                            /** @description The seller at issue; null on documents issued before it was recorded */
+                            seller: {
+                                address: string | null;
+                                name: string;
+                                tax_id: string | null;
+                                tax_office: string | null;
+                            } | null;
                             /** @description Before discount, in minor units (29900 = 299.00) */
                             subtotal_amount: number;
+                            /** @description KDV: gross - net_amount, in minor units (29900 = 299.00) */
+                            tax_amount: number;
+                            /** @description KDV rate in force at issue, in basis points (2000 = 20 %) */
+                            tax_rate_bp: number;
                             /** @description Invoice total, in minor units (29900 = 299.00) */
                             total_amount: number;
                             /**
@@ -5895,6 +6176,369 @@ export interface operations {
                         }[];
                         total: number;
                     };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                invoiceId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The billing profile at issue; null when there was none */
+                        bill_to: {
+                            address_line: string | null;
+                            city: string | null;
+                            country: string | null;
+                            email: string | null;
+                            legal_name: string | null;
+                            postal_code: string | null;
+                            tax_id: string | null;
+                            tax_office: string | null;
+                        } | null;
+                        /**
+                         * @description Billing interval
+                         * @enum {unknown}
+                         */
+                        billing_interval: "month" | "year";
+                        coupon_code: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        currency: string;
+                        /** @description Coupon discount, in minor units (29900 = 299.00) */
+                        discount_amount: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description INV-YYYY-NNNNNN, gapless within a year */
+                        invoice_number: string;
+                        /** @description The plan for the period first, then a coupon discount and a proration credit (negative) */
+                        lines: {
+                            /** @description Tax included, in minor units; negative for a discount or a credit */
+                            amount: number;
+                            description: string;
+                            period_end: string | null;
+                            period_start: string | null;
+                            quantity: number;
+                        }[];
+                        /** @description Amount without tax (matrah): round_half_up(gross * 10000 / (10000 + tax_rate_bp)), in minor units (29900 = 299.00) */
+                        net_amount: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        payment_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        period_end: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        period_start: string;
+                        plan_name: string;
+                        plan_slug: string;
+                        /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
+                        proration_credit: number;
+                        /** @description The seller at issue; null on documents issued before it was recorded */
+                        seller: {
+                            address: string | null;
+                            name: string;
+                            tax_id: string | null;
+                            tax_office: string | null;
+                        } | null;
+                        /** @description Before discount, in minor units (29900 = 299.00) */
+                        subtotal_amount: number;
+                        /** @description KDV: gross - net_amount, in minor units (29900 = 299.00) */
+                        tax_amount: number;
+                        /** @description KDV rate in force at issue, in basis points (2000 = 20 %) */
+                        tax_rate_bp: number;
+                        /** @description Invoice total, in minor units (29900 = 299.00) */
+                        total_amount: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        workspace_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                invoiceId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as PDF (fonts embedded, text extractable) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
                 };
             };
             /** @description Validation failed or the body is not JSON */
@@ -6229,6 +6873,302 @@ export interface operations {
                             /** @enum {unknown} */
                             limit: "max_users" | "max_projects" | "custom_properties";
                         }[];
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getBillingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address_line: string | null;
+                        city: string | null;
+                        /** @description ISO 3166-1 alpha-2, TR by default */
+                        country: string;
+                        /** @description Where invoices go */
+                        email: string | null;
+                        /** @description Legal name (unvan) or full name; null before the first PUT */
+                        legal_name: string | null;
+                        postal_code: string | null;
+                        /** @description For TR: a VKN (10 digits) or a TCKN (11 digits) */
+                        tax_id: string | null;
+                        /** @description Tax office (vergi dairesi) */
+                        tax_office: string | null;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    setBillingProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address_line?: string | null;
+                    city?: string | null;
+                    /** @description ISO 3166-1 alpha-2, upper case; default TR */
+                    country?: string;
+                    email?: string | null;
+                    /** @description Legal name (unvan) or full name */
+                    legal_name: string;
+                    postal_code?: string | null;
+                    tax_id?: string | null;
+                    tax_office?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address_line: string | null;
+                        city: string | null;
+                        /** @description ISO 3166-1 alpha-2, TR by default */
+                        country: string;
+                        /** @description Where invoices go */
+                        email: string | null;
+                        /** @description Legal name (unvan) or full name; null before the first PUT */
+                        legal_name: string | null;
+                        postal_code: string | null;
+                        /** @description For TR: a VKN (10 digits) or a TCKN (11 digits) */
+                        tax_id: string | null;
+                        /** @description Tax office (vergi dairesi) */
+                        tax_office: string | null;
                     };
                 };
             };

@@ -85,6 +85,10 @@ export interface Config {
   corsOrigins: string[];
   /** Origins besides the service's own that may frame the payment pages (PAYMENT_PAGE_FRAME_ANCESTORS). */
   paymentPageFrameAncestors: string[];
+  /** KDV rate of new invoices and credit notes, in basis points (BILLING_TAX_RATE_BP, 2000 = 20 %; 0..10000). */
+  billingTaxRateBp: number;
+  /** The seller printed on invoices and credit notes (BILLING_SELLER_NAME, _TAX_ID, _TAX_OFFICE, _ADDRESS). */
+  billingSeller: { name: string; taxId: string | null; taxOffice: string | null; address: string | null };
 }
 
 export class ConfigError extends Error {
@@ -203,6 +207,27 @@ function trustProxy(env: Env, name: string): false | number | string[] {
   return entries;
 }
 
+/** An optional text setting: unset or blank is null; at most `max` characters. */
+function optionalText(env: Env, name: string, max: number): string | null {
+  const value = env[name]?.trim();
+  if (!value) return null;
+  if (value.length > max) throw new ConfigError(`${name} must be at most ${max} characters`);
+  return value;
+}
+
+/** BILLING_SELLER_*: the seller of the documents; its tax id, when set, is 10 (VKN) or 11 (TCKN) digits. */
+function billingSeller(env: Env): Config['billingSeller'] {
+  const taxId = optionalText(env, 'BILLING_SELLER_TAX_ID', 32);
+  if (taxId !== null && !/^\d{10,11}$/.test(taxId))
+    throw new ConfigError(`BILLING_SELLER_TAX_ID must be a VKN (10 digits) or a TCKN (11 digits), got "${taxId}"`);
+  return {
+    name: optionalText(env, 'BILLING_SELLER_NAME', 255) ?? 'Work Item Service',
+    taxId,
+    taxOffice: optionalText(env, 'BILLING_SELLER_TAX_OFFICE', 255),
+    address: optionalText(env, 'BILLING_SELLER_ADDRESS', 500),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
@@ -275,6 +300,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     paymentPageFrameAncestors: origins(env, 'PAYMENT_PAGE_FRAME_ANCESTORS'),
+    billingTaxRateBp: int(env, 'BILLING_TAX_RATE_BP', 2000, 0, 10_000),
+    billingSeller: billingSeller(env),
   };
   return Object.freeze(config);
 }

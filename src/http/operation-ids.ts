@@ -15,6 +15,8 @@ const OVERRIDES: Record<string, string> = {
   'POST /api/workspaces/{slug}/billing/trial/': 'startTrial',
   'POST /api/workspaces/{slug}/billing/cancel/': 'cancelSubscription',
   'GET /api/workspaces/{slug}/billing/plan-check/': 'checkPlanChange',
+  'GET /api/workspaces/{slug}/billing/profile/': 'getBillingProfile',
+  'PUT /api/workspaces/{slug}/billing/profile/': 'setBillingProfile',
   'POST /api/workspaces/{slug}/members/': 'addMember',
   'DELETE /api/workspaces/{slug}/members/{userId}/': 'removeMember',
   'POST /api/workspaces/{slug}/custom-properties/{propertyId}/merge-options/': 'mergeCustomPropertyOptions',

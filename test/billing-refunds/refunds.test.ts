@@ -44,6 +44,12 @@ describe('refunds through the sandbox provider', () => {
       reason: 'Asked by the customer',
       credit_note_number: `CN-${year}-000001`,
       created_at: clock.now().toISOString(),
+      // contract 19.4-19.5: the KDV split at the default 20 %, no billing profile, the default seller
+      net_amount: 8333,
+      tax_rate_bp: 2000,
+      tax_amount: 1667,
+      bill_to: null,
+      seller: { name: 'Work Item Service', tax_id: null, tax_office: null, address: null },
     });
     let p = await paymentByOid(t, ws, payment.merchant_oid);
     expect(p).toMatchObject({ status: 'success', refunded_amount: 10000 });

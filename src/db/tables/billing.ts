@@ -4,6 +4,17 @@ import type { ColumnType, Generated } from 'kysely';
 type Timestamp = ColumnType<Date, Date, Date>;
 /** jsonb: read as a value, written as JSON text. */
 type Json<T> = ColumnType<T, string, string>;
+type NullableJson<T> = ColumnType<T | null, string | null | undefined, string | null>;
+
+/** 1050: a party of a document (buyer or seller) as frozen on it: string fields, absent ones null. */
+export type BillingParty = Record<string, string | null>;
+export interface StoredInvoiceLine {
+  description: string;
+  period_start: string | null;
+  period_end: string | null;
+  quantity: number;
+  amount: number;
+}
 
 export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled' | 'expired';
 export type BillingInterval = 'month' | 'year';
@@ -100,6 +111,15 @@ export interface InvoicesTable {
   coupon_code: string | null;
   /** 0703 */
   proration_credit: Generated<number>;
+  /** 1050: the KDV split of total_amount, the rate frozen at issue. */
+  tax_rate_bp: number;
+  net_amount: number;
+  tax_amount: number;
+  /** 1050: the billing profile and the seller at issue (null before 1050, or no profile). */
+  bill_to: NullableJson<BillingParty>;
+  seller: NullableJson<BillingParty>;
+  /** 1050: the lines at issue (null before 1050: derived from the other fields). */
+  lines: NullableJson<StoredInvoiceLine[]>;
   period_start: Timestamp;
   period_end: Timestamp;
   created_at: Timestamp;
@@ -154,6 +174,13 @@ export interface RefundsTable {
   idempotency_key: string | null;
   created_by: string | null;
   created_at: Timestamp;
+  /** 1050: set with the credit note (null while reserved). */
+  tax_rate_bp: ColumnType<number | null, number | null | undefined, number | null>;
+  net_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  tax_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  bill_to: NullableJson<BillingParty>;
+  seller: NullableJson<BillingParty>;
+  issued_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface SandboxOrdersTable {
@@ -174,7 +201,21 @@ export interface SubscriptionNoticesTable {
   sent_at: Timestamp;
 }
 
+export interface BillingProfilesTable {
+  workspace_id: string;
+  legal_name: string;
+  tax_id: string | null;
+  tax_office: string | null;
+  address_line: string | null;
+  city: string | null;
+  postal_code: string | null;
+  country: string;
+  email: string | null;
+  updated_at: Timestamp;
+}
+
 export interface BillingTables {
+  billing_profiles: BillingProfilesTable;
   subscription_notices: SubscriptionNoticesTable;
   sandbox_orders: SandboxOrdersTable;
   credit_note_counters: CreditNoteCountersTable;

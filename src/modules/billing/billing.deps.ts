@@ -12,6 +12,14 @@ export interface BillingLogger {
   error(obj: object, msg: string): void;
 }
 
+/** What documents (invoices, credit notes) freeze at issue besides the workspace's billing profile (contract 19.4, 19.5). */
+export interface DocumentSettings {
+  /** BILLING_TAX_RATE_BP: the KDV rate in force, in basis points (2000 = 20 %). */
+  taxRateBp: number;
+  /** BILLING_SELLER_*: the seller printed on every document. */
+  seller: { name: string; tax_id: string | null; tax_office: string | null; address: string | null };
+}
+
 /**
  * What the parts of billing share, in its own file so that no part imports the file that composes it
  * (`billing.service.ts`).
@@ -28,4 +36,6 @@ export interface BillingDeps {
   log: BillingLogger;
   /** Events that leave the service (webhooks), recorded in the transaction of the change. */
   outbox: Outbox<Tx>;
+  /** Tax rate and seller of the documents issued now. */
+  documents: DocumentSettings;
 }

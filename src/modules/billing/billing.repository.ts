@@ -1,6 +1,7 @@
 import { catalogRepository } from './catalog/catalog.repository.js';
 import { checkoutRepository } from './checkout/checkout.repository.js';
 import { invoicesRepository } from './invoices/invoices.repository.js';
+import { profileRepository } from './profile/profile.repository.js';
 import { refundsRepository } from './refunds/refunds.repository.js';
 import { subscriptionsRepository } from './subscriptions/subscriptions.repository.js';
 
@@ -23,5 +24,6 @@ export function billingRepository() {
     ...checkoutRepository(),
     ...invoicesRepository(),
     ...refundsRepository(),
+    ...profileRepository(),
   };
 }

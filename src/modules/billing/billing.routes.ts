@@ -3,6 +3,7 @@ import type { BillingService } from './billing.service.js';
 import { catalogRoutes } from './catalog/catalog.routes.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { invoicesRoutes } from './invoices/invoices.routes.js';
+import { profileRoutes } from './profile/profile.routes.js';
 import type { ReconcileService } from './refunds/refunds.reconcile.js';
 import { refundsRoutes } from './refunds/refunds.routes.js';
 import type { RefundsService } from './refunds/refunds.service.js';
@@ -19,4 +20,5 @@ export const billingRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { bill
   await app.register(checkoutRoutes, { billing });
   await app.register(invoicesRoutes, { billing, refunds });
   await app.register(refundsRoutes, { refunds, reconcile });
+  await app.register(profileRoutes, { billing });
 };

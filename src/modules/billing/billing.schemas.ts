@@ -142,6 +142,45 @@ export const Payment = Type.Object({
   paid_at: NullableTimestamp,
 });
 
+/** The KDV split of a document over its gross (contract 19.4): the rate frozen at issue. */
+export const TaxSplitFields = {
+  net_amount: Money('Amount without tax (matrah): round_half_up(gross * 10000 / (10000 + tax_rate_bp))'),
+  tax_rate_bp: Type.Integer({ description: 'KDV rate in force at issue, in basis points (2000 = 20 %)' }),
+  tax_amount: Money('KDV: gross - net_amount'),
+};
+
+/** The buyer as frozen at issue: the workspace's billing profile then (null when it had none, or before 1050). */
+export const BillTo = Type.Union(
+  [
+    Type.Object({
+      legal_name: Type.Union([Type.String(), Type.Null()]),
+      tax_id: Type.Union([Type.String(), Type.Null()]),
+      tax_office: Type.Union([Type.String(), Type.Null()]),
+      address_line: Type.Union([Type.String(), Type.Null()]),
+      city: Type.Union([Type.String(), Type.Null()]),
+      postal_code: Type.Union([Type.String(), Type.Null()]),
+      country: Type.Union([Type.String(), Type.Null()]),
+      email: Type.Union([Type.String(), Type.Null()]),
+    }),
+    Type.Null(),
+  ],
+  { description: 'The billing profile at issue; null when there was none' },
+);
+
+/** The seller as frozen at issue (BILLING_SELLER_*; null on documents issued before the seller was recorded). */
+export const Seller = Type.Union(
+  [
+    Type.Object({
+      name: Type.String(),
+      tax_id: Type.Union([Type.String(), Type.Null()]),
+      tax_office: Type.Union([Type.String(), Type.Null()]),
+      address: Type.Union([Type.String(), Type.Null()]),
+    }),
+    Type.Null(),
+  ],
+  { description: 'The seller at issue; null on documents issued before it was recorded' },
+);
+
 export const Invoice = Type.Object({
   id: Uuid,
   invoice_number: Type.String({ description: 'INV-YYYY-NNNNNN, gapless within a year' }),
@@ -159,6 +198,9 @@ export const Invoice = Type.Object({
   discount_amount: Money('Coupon discount'),
   coupon_code: Type.Union([Type.String(), Type.Null()]),
   proration_credit: Money('Upgrade credit for the unused share of the previous plan'),
+  ...TaxSplitFields,
+  bill_to: BillTo,
+  seller: Seller,
 });
 
 export const ValidateCouponBody = Type.Object({

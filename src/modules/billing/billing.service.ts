@@ -3,6 +3,9 @@ import { createCouponsService } from './catalog/catalog.coupons.js';
 import { assertInstanceAdmin, createPlansService } from './catalog/catalog.plans.js';
 import { createFulfilment } from './checkout/checkout.fulfilment.js';
 import { createCheckoutService } from './checkout/checkout.service.js';
+import { createInvoiceIssuer } from './invoices/invoices.issue.js';
+import { createInvoicesService } from './invoices/invoices.service.js';
+import { createProfileService } from './profile/profile.service.js';
 import { createSubscriptionsService } from './subscriptions/subscriptions.service.js';
 
 export type { CallbackResult, ProviderOutcome } from './checkout/checkout.service.js';
@@ -19,13 +22,17 @@ export function createBillingService(deps: BillingDeps) {
   const plans = createPlansService(deps);
   const subscriptions = createSubscriptionsService(deps);
   const coupons = createCouponsService(deps);
-  const fulfilment = createFulfilment({ ...deps, subscriptions, coupons });
+  const invoiceIssuer = createInvoiceIssuer(deps);
+  const fulfilment = createFulfilment({ ...deps, subscriptions, coupons, invoices: invoiceIssuer });
+  const invoices = createInvoicesService(deps);
+  const profile = createProfileService(deps);
   const checkout = createCheckoutService({ ...deps, subscriptions, coupons, fulfilment });
 
   return {
     /** Rules shared with the parts composed outside this service (refunds, reconciliation, notices). */
     internals: {
       fulfil: fulfilment.fulfil,
+      issueInvoice: invoiceIssuer.issueInvoice,
       subscriptionUpdated: subscriptions.subscriptionUpdated,
       subscriptionResponse: subscriptions.subscriptionResponse,
       lockedSubscription: subscriptions.lockedSubscription,
@@ -50,6 +57,12 @@ export function createBillingService(deps: BillingDeps) {
     settle: checkout.settle,
     listPayments: checkout.listPayments,
     listInvoices: checkout.listInvoices,
+    getInvoice: invoices.getInvoice,
+    invoicePdf: invoices.invoicePdf,
+    creditNotePdf: invoices.creditNotePdf,
+
+    getProfile: profile.getProfile,
+    putProfile: profile.putProfile,
 
     validateCoupon: coupons.validateCoupon,
     adminListCoupons: coupons.adminListCoupons,

@@ -1,4 +1,5 @@
 import { iso, isoOrNull } from '../../kernel/time.js';
+import type { BillingParty } from '../../db/tables/billing.js';
 import type { CouponRow, InvoiceRow, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
 
 /** Row -> API shape. Field names of the subscription, limits and invoice are the spec's, letter for letter. */
@@ -62,6 +63,27 @@ export const paymentView = (p: PaymentRow) => ({
   paid_at: isoOrNull(p.paid_at),
 });
 
+const field = (p: BillingParty, key: string): string | null => p[key] ?? null;
+
+/** The buyer frozen on a document (the billing profile's fields at issue), or null. */
+export const billToView = (p: BillingParty | null) =>
+  p
+    ? {
+        legal_name: field(p, 'legal_name'),
+        tax_id: field(p, 'tax_id'),
+        tax_office: field(p, 'tax_office'),
+        address_line: field(p, 'address_line'),
+        city: field(p, 'city'),
+        postal_code: field(p, 'postal_code'),
+        country: field(p, 'country'),
+        email: field(p, 'email'),
+      }
+    : null;
+
+/** The seller frozen on a document, or null (documents issued before 1050). */
+export const sellerView = (p: BillingParty | null) =>
+  p ? { name: field(p, 'name') ?? '', tax_id: field(p, 'tax_id'), tax_office: field(p, 'tax_office'), address: field(p, 'address') } : null;
+
 export const invoiceView = (i: InvoiceRow) => ({
   id: i.id,
   invoice_number: i.invoice_number,
@@ -79,6 +101,11 @@ export const invoiceView = (i: InvoiceRow) => ({
   discount_amount: i.discount_amount,
   coupon_code: i.coupon_code,
   proration_credit: i.proration_credit,
+  net_amount: i.net_amount,
+  tax_rate_bp: i.tax_rate_bp,
+  tax_amount: i.tax_amount,
+  bill_to: billToView(i.bill_to),
+  seller: sellerView(i.seller),
 });
 
 export const couponView = (c: CouponRow) => ({

@@ -1,15 +1,115 @@
 import { useState } from 'preact/hooks';
-import { api, money, unwrap, when } from '../api.js';
+import { api, getToken, money, unwrap, when } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { byId, DataTable } from '../components/data-table.js';
 import { Card, Facts } from '../components/facts.js';
 import { PageOf } from '../components/list-view.js';
 import { SelectField } from '../components/options.js';
-import { Badge, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import { Badge, errorsAt, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 const limit = (n: number) => (n === -1 ? 'unlimited' : String(n));
 const NOTES_PER_PAGE = 20;
+
+/** KDV rate in basis points as a percentage: 2000 -> "20 %". */
+const ratePct = (bp: number) => `${bp / 100} %`;
+
+/** The tax split of a document (contract 19.4): net + KDV. */
+const taxSplit = (d: { net_amount: number; tax_amount: number; tax_rate_bp: number; currency: string }) =>
+  `${money(d.net_amount, d.currency)} + KDV ${ratePct(d.tax_rate_bp)} ${money(d.tax_amount, d.currency)}`;
+
+/**
+ * A link to a document's PDF (contract 19.6). The API wants the bearer token, which a plain link cannot send, so a
+ * click fetches the file with it and hands the browser the bytes to save or show under the document's number.
+ */
+function PdfLink({ href, filename, label }: { href: string; filename: string; label: string }) {
+  const [failed, setFailed] = useState<string | null>(null);
+  const open = async (e: MouseEvent) => {
+    e.preventDefault();
+    setFailed(null);
+    const token = getToken();
+    const res = await fetch(href, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    if (!res.ok) {
+      setFailed(`PDF not available (${res.status})`);
+      return;
+    }
+    const url = URL.createObjectURL(await res.blob());
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  };
+  return (
+    <>
+      <a href={href} download={filename} aria-label={label} onClick={(e) => void open(e)}>
+        PDF
+      </a>
+      {failed ? <span class="muted"> {failed}</span> : null}
+    </>
+  );
+}
+
+const PROFILE_FIELDS = [
+  ['legal_name', 'Legal name', 'Company title (unvan) or full name'],
+  ['tax_id', 'Tax id', 'For Turkey: VKN (10 digits) or TCKN (11 digits)'],
+  ['tax_office', 'Tax office', 'Vergi dairesi'],
+  ['address_line', 'Address', ''],
+  ['city', 'City', ''],
+  ['postal_code', 'Postal code', ''],
+  ['country', 'Country', 'Two letters, e.g. TR'],
+  ['email', 'Invoice e-mail', ''],
+] as const;
+
+/** The billing profile (contract 19.5): the buyer printed on invoices and credit notes from now on. */
+function BillingProfile({ slug }: { slug: string }) {
+  const path = { slug };
+  const profile = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/billing/profile/', { params: { path } })), [slug]);
+  const [saved, setSaved] = useState(false);
+  const save = useAction(async (form: HTMLFormElement) => {
+    setSaved(false);
+    const v = formValues(form);
+    const opt = (k: string) => (v[k] ? v[k] : null);
+    await unwrap(
+      api().PUT('/api/workspaces/{slug}/billing/profile/', {
+        params: { path },
+        body: {
+          legal_name: v.legal_name ?? '',
+          tax_id: opt('tax_id'),
+          tax_office: opt('tax_office'),
+          address_line: opt('address_line'),
+          city: opt('city'),
+          postal_code: opt('postal_code'),
+          country: v.country ? v.country.toUpperCase() : 'TR',
+          email: opt('email'),
+        },
+      }),
+    );
+    await profile.reload();
+    setSaved(true);
+  });
+  return (
+    <Show state={profile}>
+      {(p) => (
+        <ActionForm action={save} submit="Save billing profile">
+          <p class="muted">Printed as the buyer on invoices and credit notes issued from now on; documents already issued keep theirs.</p>
+          {PROFILE_FIELDS.map(([name, label, hint]) => (
+            <Field key={name} label={label} hint={hint || undefined} errors={errorsAt(save.error, `/${name}`)}>
+              {(id, by) => <input id={id} name={name} defaultValue={p[name] ?? ''} aria-describedby={by} />}
+            </Field>
+          ))}
+          {saved && !save.error ? (
+            <p class="muted" role="status">
+              Saved.
+            </p>
+          ) : null}
+        </ActionForm>
+      )}
+    </Show>
+  );
+}
 
 /** Credit notes of the refunds (section 13), newest first, paged. */
 function CreditNotes({ slug, version, orders }: { slug: string; version: number; orders: Map<string, string> }) {
@@ -32,8 +132,19 @@ function CreditNotes({ slug, version, orders }: { slug: string; version: number;
             { header: 'Number', cell: (n) => n.credit_note_number },
             { header: 'Reason', cell: (n) => n.reason ?? '—' },
             { header: 'Amount', cell: (n) => money(n.amount, n.currency) },
+            { header: 'Net + KDV', cell: (n) => taxSplit(n) },
             { header: 'Payment order', cell: (n) => <code>{orders.get(n.payment_id) ?? n.payment_id}</code> },
             { header: 'Issued', cell: (n) => when(n.created_at) },
+            {
+              header: 'Document',
+              cell: (n) => (
+                <PdfLink
+                  href={`/api/workspaces/${slug}/billing/credit-notes/${n.id}/pdf/`}
+                  filename={`${n.credit_note_number}.pdf`}
+                  label={`PDF of credit note ${n.credit_note_number}`}
+                />
+              ),
+            },
           ]}
         />
       )}
@@ -182,6 +293,8 @@ export function Billing({ slug }: { slug: string }) {
           <p class="card">Nothing to pay: the subscription is active.</p>
         )
       ) : null}
+      <h2>Billing profile</h2>
+      <BillingProfile slug={slug} />
       <h2>Invoices</h2>
       <PageOf state={invoices} empty="No invoices yet.">
         {(rows) => (
@@ -192,7 +305,18 @@ export function Billing({ slug }: { slug: string }) {
               { header: 'Number', cell: (i) => i.invoice_number },
               { header: 'Plan', cell: (i) => i.plan_name },
               { header: 'Amount', cell: (i) => money(i.total_amount, i.currency) },
+              { header: 'Net + KDV', cell: (i) => taxSplit(i) },
               { header: 'Issued', cell: (i) => when(i.created_at) },
+              {
+                header: 'Document',
+                cell: (i) => (
+                  <PdfLink
+                    href={`/api/workspaces/${slug}/billing/invoices/${i.id}/pdf/`}
+                    filename={`${i.invoice_number}.pdf`}
+                    label={`PDF of invoice ${i.invoice_number}`}
+                  />
+                ),
+              },
             ]}
           />
         )}

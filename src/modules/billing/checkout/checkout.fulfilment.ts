@@ -1,18 +1,20 @@
-import type { Executor, Tx } from '../../../db/database.js';
+import type { Executor } from '../../../db/database.js';
 import { newId } from '../../../kernel/ids.js';
 import { recordEvent } from '../subscriptions/subscriptions.audit.js';
-import { addInterval, invoiceNumber, renewalStart } from '../billing.domain.js';
+import { addInterval, renewalStart } from '../billing.domain.js';
 import { classifyChange } from '../subscriptions/subscriptions.plan-change.js';
 import { planOrThrow } from '../catalog/catalog.plans.js';
 import type { PaymentRow, PlanRow, SubscriptionRow } from '../billing.repository.js';
 import type { CouponsService } from '../catalog/catalog.coupons.js';
 import type { BillingDeps } from '../billing.deps.js';
 import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
-import { invoiceView } from '../billing.views.js';
+import type { InvoiceIssuer } from '../invoices/invoices.issue.js';
 
 export interface FulfilmentDeps extends Pick<BillingDeps, 'repo' | 'outbox'> {
   subscriptions: Pick<SubscriptionsService, 'lockedSubscription' | 'subscriptionUpdated'>;
   coupons: Pick<CouponsService, 'redeem'>;
+  /** Issues the invoice of a paid payment (the one issue function of invoices/). */
+  invoices: InvoiceIssuer;
 }
 
 export type Fulfilment = ReturnType<typeof createFulfilment>;
@@ -118,27 +120,7 @@ export function createFulfilment(deps: FulfilmentDeps) {
   }
 
   async function issueInvoice(tx: Executor, payment: PaymentRow, plan: PlanRow, start: Date, end: Date, now: Date) {
-    const year = now.getUTCFullYear();
-    const invoice = await repo.insertInvoice(tx, {
-      id: newId(),
-      workspace_id: payment.workspace_id,
-      payment_id: payment.id,
-      invoice_number: invoiceNumber(year, await repo.nextInvoiceNumber(tx, year)),
-      plan_slug: plan.slug,
-      plan_name: plan.name,
-      billing_interval: payment.billing_interval,
-      subtotal_amount: payment.list_amount,
-      discount_amount: payment.discount_amount,
-      proration_credit: payment.proration_credit,
-      total_amount: payment.amount,
-      currency: payment.currency,
-      coupon_code: payment.coupon_code,
-      period_start: start,
-      period_end: end,
-      created_at: now,
-    });
-    await deps.outbox.record(tx as Tx, { workspaceId: payment.workspace_id, type: 'invoice.created', data: invoiceView(invoice) });
-
+    const invoice = await deps.invoices.issueInvoice(tx, { payment, plan, periodStart: start, periodEnd: end, now });
     if (payment.coupon_code) await redeem(tx, payment, now);
     return invoice;
   }

@@ -36,7 +36,26 @@ export function invoicesRepository() {
       return { rows, total: count.n };
     },
 
+    findInvoice(tx: Executor, workspaceId: string, id: string) {
+      return tx.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    },
+
+    findInvoiceOfPayment(tx: Executor, workspaceId: string, paymentId: string) {
+      return tx.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId).where('payment_id', '=', paymentId).executeTakeFirst();
+    },
+
     // ---- credit notes ----
+
+    /** A credit note: a succeeded refund of the workspace (a refund still `reserved` has none yet). */
+    findCreditNote(tx: Executor, workspaceId: string, id: string) {
+      return tx
+        .selectFrom('refunds')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .where('status', '=', 'succeeded')
+        .executeTakeFirst();
+    },
 
     /** The next gapless credit-note number of `year`; the counter row stays locked until the refund's transaction ends. */
     nextCreditNoteNumber(tx: Executor, year: number) {

@@ -1,4 +1,4 @@
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 
@@ -103,10 +103,16 @@ export function refundsRepository() {
       return tx.deleteFrom('refunds').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
     },
 
-    completeRefund(tx: Executor, workspaceId: string, id: string, creditNoteNumber: string) {
+    /** The credit note is issued: its number, tax split, buyer and seller, all frozen now. */
+    completeRefund(
+      tx: Executor,
+      workspaceId: string,
+      id: string,
+      note: Pick<Updateable<Database['refunds']>, 'credit_note_number' | 'tax_rate_bp' | 'net_amount' | 'tax_amount' | 'bill_to' | 'seller' | 'issued_at'>,
+    ) {
       return tx
         .updateTable('refunds')
-        .set({ status: 'succeeded', credit_note_number: creditNoteNumber })
+        .set({ status: 'succeeded', ...note })
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', id)
         .returningAll()

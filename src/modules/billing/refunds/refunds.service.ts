@@ -9,9 +9,10 @@ import { pageOf, type PageQuery } from '../../../kernel/pagination.js';
 import type { IdentityService } from '../../identity/index.js';
 import type { BillingRepository } from '../billing.repository.js';
 import type { RefundRow } from './refunds.repository.js';
-import type { BillingLogger } from '../billing.deps.js';
+import type { BillingLogger, DocumentSettings } from '../billing.deps.js';
+import { documentFields } from '../invoices/invoices.issue.js';
 import type { BillingService } from '../billing.service.js';
-import { paymentView } from '../billing.views.js';
+import { billToView, paymentView, sellerView } from '../billing.views.js';
 import { type PaytrClient, PaytrError } from '../provider/paytr/index.js';
 
 /** `CN-2026-000001`: gapless within a year, like invoice numbers. */
@@ -25,6 +26,11 @@ export const creditNoteView = (r: RefundRow) => ({
   reason: r.reason,
   credit_note_number: r.credit_note_number as string,
   created_at: iso(r.created_at),
+  net_amount: r.net_amount as number,
+  tax_rate_bp: r.tax_rate_bp as number,
+  tax_amount: r.tax_amount as number,
+  bill_to: billToView(r.bill_to),
+  seller: sellerView(r.seller),
 });
 
 export interface RefundDeps {
@@ -36,6 +42,8 @@ export interface RefundDeps {
   outbox: Outbox<Tx>;
   log: BillingLogger;
   billing: BillingService;
+  /** Tax rate and seller frozen on the credit notes issued now (contract 19.4, 19.5). */
+  documents: DocumentSettings;
 }
 
 export interface RefundInput {
@@ -178,7 +186,11 @@ export function createRefundsService(deps: RefundDeps) {
         const now = clock.now();
         const year = now.getUTCFullYear();
         const payment = await repo.confirmReservation(tx, row.workspace_id, row.payment_id, row.amount, now);
-        const refund = await repo.completeRefund(tx, row.workspace_id, row.id, creditNoteNumber(year, await repo.nextCreditNoteNumber(tx, year)));
+        const refund = await repo.completeRefund(tx, row.workspace_id, row.id, {
+          credit_note_number: creditNoteNumber(year, await repo.nextCreditNoteNumber(tx, year)),
+          ...(await documentFields(repo, tx, deps.documents, row.workspace_id, row.amount)),
+          issued_at: now,
+        });
         await repo.insertEvent(tx, {
           id: newId(),
           workspace_id: payment.workspace_id,
