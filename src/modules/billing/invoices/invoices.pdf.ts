@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 import { formatMinor, ratePercent, type TaxSplit } from './invoices.tax.js';
 
 /**
@@ -42,6 +42,15 @@ export interface PdfDocumentData {
 
 type FontObject = object;
 
+/**
+ * pdfkit (with fontkit) is loaded on the first document, not at start-up: its import costs about 200 ms that a
+ * service which never renders a PDF should not pay before it answers.
+ */
+let PDFDocument: typeof PDFKit;
+async function loadPdfkit(): Promise<void> {
+  PDFDocument ??= (await import('pdfkit')).default;
+}
+
 /** The fonts parsed once per process (fontkit objects pdfkit accepts in place of a file), shared by every document. */
 let fonts: { regular: FontObject; bold: FontObject } | undefined;
 
@@ -73,7 +82,8 @@ const TITLES = {
   credit_note: { tr: 'İADE BELGESİ (ALACAK DEKONTU)', en: 'Credit note', number: 'Belge no', numberEn: 'Credit note number' },
 } as const;
 
-export function renderPdf(data: PdfDocumentData): Promise<Buffer> {
+export async function renderPdf(data: PdfDocumentData): Promise<Buffer> {
+  await loadPdfkit();
   const { regular, bold } = loadFonts();
   const title = TITLES[data.kind];
   const doc = new PDFDocument({
