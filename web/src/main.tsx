@@ -11,6 +11,7 @@ import { Properties } from './pages/issues/properties.js';
 import { AtRiskBoard, BreachedBoard, Policies } from './pages/sla.js';
 import { Calendars } from './pages/calendars.js';
 import { States } from './pages/states.js';
+import { Timesheet } from './pages/timesheet.js';
 import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
 import { Projects, Workspaces } from './pages/workspaces.js';
 import { Link, match, navigate, useLocation } from './router.js';
@@ -35,6 +36,7 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/sla/calendars', page: (p) => <Calendars slug={p.slug!} /> },
   { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
   { path: '/w/:slug/webhooks', page: (p) => <Webhooks slug={p.slug!} /> },
+  { path: '/w/:slug/timesheet', page: (p, q) => <Timesheet slug={p.slug!} query={q} /> },
   { path: '/w/:slug/webhooks/:webhookId', page: (p, q) => <WebhookPage key={p.webhookId} slug={p.slug!} webhookId={p.webhookId!} query={q} /> },
   {
     path: '/w/:slug/webhooks/:webhookId/deliveries/:deliveryId',
@@ -58,6 +60,7 @@ function workspaceNav(slug: string) {
     { to: `/w/${slug}/sla/calendars`, label: 'SLA calendars' },
     { to: `/w/${slug}/billing`, label: 'Billing' },
     { to: `/w/${slug}/webhooks`, label: 'Webhooks' },
+    { to: `/w/${slug}/timesheet`, label: 'Timesheet' },
   ];
 }
 
