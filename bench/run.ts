@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchSlaScale } from './sla-scale.js';
 import { benchSecurityHeaders } from './security-headers.js';
+import { benchTimeTracking } from './time-tracking.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import pg from 'pg';
@@ -847,6 +848,8 @@ async function main() {
     if (cfg.pglite) webhooks.push(await benchWebhooks({ quick }));
     // SLA on working time at scale (bench/sla-scale.ts): at-risk pages, a calendar edit re-targeting open trackers.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaScale({ databaseUrl: url, quick }));
+    // Planning and time tracking (bench/time-tracking.ts): a month's timesheet over 1M worklogs, the target_date sort.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchTimeTracking({ databaseUrl: url, quick }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

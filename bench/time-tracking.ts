@@ -41,7 +41,7 @@ const WORKLOGS_SQL = `
   SELECT gen_random_uuid(), $1, i.id, i.project_id, ($3::uuid[])[1 + g % cardinality($3::uuid[])],
          $4::timestamptz - g * $7::interval, 15 + (g * 37) % 226, '', $4, $4
   FROM generate_series($5::int, $6::int) g
-  JOIN issues i ON i.project_id = $2 AND i.sequence_id = 1 + (g * 7919) % $8::int`;
+  JOIN issues i ON i.project_id = $2 AND i.sequence_id = 1 + ((g::bigint * 7919) % $8::int)::int`;
 
 /** Dates and estimates on four issues in five (contract 18.1), spread over a year around now. */
 const PLANNING_SQL = `
@@ -134,7 +134,13 @@ async function cannon(server: ServerChild, token: string, paths: string[], secon
     headers: { authorization: `Bearer ${token}` },
     requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: paths[n++ % paths.length]! }) }],
   });
-  return { requests: result.requests.total, seconds: result.duration || seconds, p50: result.latency.p50, bad: result.non2xx + result.errors, cpuMs: server.cpuMs() - cpu0 };
+  return {
+    requests: result.requests.total,
+    seconds: result.duration || seconds,
+    p50: result.latency.p50,
+    bad: result.non2xx + result.errors,
+    cpuMs: server.cpuMs() - cpu0,
+  };
 }
 
 export async function benchTimeTracking({
@@ -196,7 +202,9 @@ export async function benchTimeTracking({
       await q(WORKLOGS_SQL, [ws, project!.id, members, now, from, to, step, issues]);
       bar.add(to - from + 1);
     }
-    await q(`UPDATE issues i SET time_spent_minutes = s.m FROM (SELECT issue_id, sum(duration_minutes)::int AS m FROM worklogs GROUP BY 1) s WHERE s.issue_id = i.id`);
+    await q(
+      `UPDATE issues i SET time_spent_minutes = s.m FROM (SELECT issue_id, sum(duration_minutes)::int AS m FROM worklogs GROUP BY 1) s WHERE s.issue_id = i.id`,
+    );
     await q('VACUUM (ANALYZE) worklogs');
     await q('VACUUM (ANALYZE) issues');
 
@@ -209,7 +217,9 @@ export async function benchTimeTracking({
       const to = month.endOf('month').toISODate()!;
       const start = month.toJSDate();
       const end = month.plus({ months: 1 }).toJSDate();
-      const inMonth = Number((await q(`SELECT count(*) AS n FROM worklogs WHERE workspace_id = $1 AND started_at >= $2 AND started_at < $3`, [ws, start, end])).rows[0]!.n);
+      const inMonth = Number(
+        (await q(`SELECT count(*) AS n FROM worklogs WHERE workspace_id = $1 AND started_at >= $2 AND started_at < $3`, [ws, start, end])).rows[0]!.n,
+      );
       lines.push(
         `Timesheet of ${from}..${to} (${TIME_ZONE}) in a workspace of ${worklogs.toLocaleString('en')} worklogs (${inMonth.toLocaleString('en')} in the month), median of 9 in-process requests:`,
         '',
@@ -272,7 +282,12 @@ export async function benchTimeTracking({
         await cannon(server, owner.token, twin, quick ? 1 : 2);
         const real: Awaited<ReturnType<typeof cannon>>[] = [];
         const min: Awaited<ReturnType<typeof cannon>>[] = [];
-        for (const order of quick ? [[false, true]] : [[false, true], [true, false]]) {
+        for (const order of quick
+          ? [[false, true]]
+          : [
+              [false, true],
+              [true, false],
+            ]) {
           for (const isTwin of order) (isTwin ? min : real).push(await cannon(server, owner.token, isTwin ? twin : paths, seconds));
         }
         const rate = (xs: typeof real) => xs.reduce((a, x) => a + x.requests, 0) / xs.reduce((a, x) => a + x.seconds, 0);

@@ -260,14 +260,14 @@ const ROADMAP = ['Onboarding tour', 'Audit log', 'Bulk edit', 'Saved filters', '
 const WEEK = 7 * DAY;
 
 /**
- * Twelve weeks of Web Platform deliveries: 1 to 5 issues completed a week (a seeded mix), each created one to three
+ * Twelve weeks of Web Platform deliveries: 1 to 4 issues completed a week (a seeded mix), each created one to three
  * weeks before it was completed and started a few days before, with one or two worklogs while it was worked on.
  */
 function deliveryHistory(): HistoryIssue[] {
   const rnd = seeded(1812);
   const out: HistoryIssue[] = [];
   for (let week = 12; week >= 1; week--) {
-    const completions = 1 + Math.floor(rnd.next() * 5);
+    const completions = 1 + Math.floor(rnd.next() * 4);
     for (let n = 0; n < completions; n++) {
       const completedMs = week * WEEK - Math.floor(((n + 0.5) * WEEK) / completions);
       const startedMs = completedMs + DAY + Math.floor(rnd.next() * 4 * DAY);

@@ -27,14 +27,14 @@ function policyName(id: unknown, names: Names): string {
   return typeof id === 'string' && id ? (names.policies.get(id) ?? 'a deleted policy') : 'the workspace default';
 }
 
-/** "start_date none → 2026-12-01, target_date ..." for the fields of a planning entry that changed. */
+const PLAN_LABELS: Record<string, string> = { start_date: 'start', target_date: 'target', estimate_minutes: 'original', remaining_minutes: 'remaining' };
+
+/** "start none → 2026-12-01, target ..." for the fields of a planning entry that changed. */
 function planText(from: unknown, to: unknown, keys: string[], show: (v: unknown) => string): string {
   const f = (from ?? {}) as Record<string, unknown>;
   const t = (to ?? {}) as Record<string, unknown>;
   const changed = keys.filter((k) => f[k] !== t[k]);
-  return (changed.length ? changed : keys)
-    .map((k) => `${k.replace('_minutes', '').replace('_', ' ')} ${show(f[k] ?? null)} → ${show(t[k] ?? null)}`)
-    .join(', ');
+  return (changed.length ? changed : keys).map((k) => `${PLAN_LABELS[k] ?? k} ${show(f[k] ?? null)} → ${show(t[k] ?? null)}`).join(', ');
 }
 
 function describe(e: Entry, names: Names) {
@@ -95,10 +95,10 @@ function describe(e: Entry, names: Names) {
         </>
       );
     case 'dates':
-      return <>changed the dates {planText(e.from, e.to, ['start_date', 'target_date'], (v) => String(v ?? 'none'))}</>;
+      return <>changed the dates: {planText(e.from, e.to, ['start_date', 'target_date'], (v) => String(v ?? 'none'))}</>;
     case 'estimate':
       return (
-        <>changed the estimate {planText(e.from, e.to, ['estimate_minutes', 'remaining_minutes'], (v) => (v === null ? 'none' : minutesText(Number(v))))}</>
+        <>changed the estimate: {planText(e.from, e.to, ['estimate_minutes', 'remaining_minutes'], (v) => (v === null ? 'none' : minutesText(Number(v))))}</>
       );
     default:
       return <>{String((e as { kind: string }).kind)}</>;
