@@ -202,7 +202,6 @@ async function ensureBaseline(ctx: DemoContext, index: 0 | 1): Promise<string[]>
   return [`baseline "${name}" of Service Desk`];
 }
 
-
 /** The web project's delivery history: issues created, started and completed at their past instants (contract 18.5). */
 async function deliveryHistory(ctx: DemoContext): Promise<string[]> {
   const { api, slug } = ctx;
