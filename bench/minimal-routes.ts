@@ -33,8 +33,11 @@ const ISSUE_COLS = `id, workspace_id, project_id, sequence_id, name, description
   created_by, created_at, updated_at, completed_at`;
 /** The issue list's columns since contract 18.1 (work-items.repository issueColumns): ISSUE_COLS and the planning fields. */
 const ISSUE_LIST_COLS = `${ISSUE_COLS}, start_date, target_date, estimate_minutes, remaining_minutes, time_spent_minutes`;
-/** `order_by` keys of the issue-list twin (contract 18.1 planning sorts): nulls last either way, ties by sequence_id descending. */
-const PLANNING_SORTS = new Set(['start_date', 'target_date', 'estimate_minutes']);
+/**
+ * `order_by` keys of the issue-list twin (contract 18.1 planning sorts, and sequence_id as their reference): nulls last
+ * either way, ties by sequence_id descending, as the real endpoint's statement.
+ */
+const PLANNING_SORTS = new Set(['start_date', 'target_date', 'estimate_minutes', 'sequence_id']);
 
 class Http extends Error {
   constructor(
