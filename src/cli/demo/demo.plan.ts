@@ -251,7 +251,8 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
     laterOffsetMs: 6 * DAY + 2 * HOUR,
     spanMs,
     worklogs,
-    history: deliveryHistory(),
+    // A smaller demo (a test's) gets a short history: three weeks of one issue each.
+    history: issueCount >= DEFAULT_ISSUE_COUNT ? deliveryHistory(12, 4) : deliveryHistory(3, 1),
   };
 }
 
@@ -263,11 +264,11 @@ const WEEK = 7 * DAY;
  * Twelve weeks of Web Platform deliveries: 1 to 4 issues completed a week (a seeded mix), each created one to three
  * weeks before it was completed and started a few days before, with one or two worklogs while it was worked on.
  */
-function deliveryHistory(): HistoryIssue[] {
+function deliveryHistory(weeks: number, perWeek: number): HistoryIssue[] {
   const rnd = seeded(1812);
   const out: HistoryIssue[] = [];
-  for (let week = 12; week >= 1; week--) {
-    const completions = 1 + Math.floor(rnd.next() * 4);
+  for (let week = weeks; week >= 1; week--) {
+    const completions = 1 + Math.floor(rnd.next() * perWeek);
     for (let n = 0; n < completions; n++) {
       const completedMs = week * WEEK - Math.floor(((n + 0.5) * WEEK) / completions);
       const startedMs = completedMs + DAY + Math.floor(rnd.next() * 4 * DAY);
