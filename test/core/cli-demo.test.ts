@@ -223,7 +223,7 @@ describe('cli demo --url', () => {
       expect(waits.every((ms) => ms >= 1000 && ms <= 61_000)).toBe(true);
       expect(lines.join('\n')).toMatch(/Done in/);
       expect(result.added.find((s) => s.step === 'webhook endpoint')!.added).toHaveLength(1);
-      expect(await counts(limited.database.db)).toMatchObject({ issues: 12, baselines: 2, payments: 1, invoices: 1 });
+      expect(await counts(limited.database.db)).toMatchObject({ issues: 12 + demoPlan(12).history.length, baselines: 2, payments: 1, invoices: 1 });
 
       const again: string[] = [];
       const second = await runDemo(httpBackend(limited.url), { out: (l) => again.push(l), issueCount: 12 });
