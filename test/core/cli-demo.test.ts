@@ -231,7 +231,7 @@ describe('cli demo --url', () => {
     } finally {
       await limited.close();
     }
-  }, 240_000);
+  }, 360_000);
 
   it('says so in one line when the service does not answer', async () => {
     const lines: string[] = [];
