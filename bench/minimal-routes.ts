@@ -31,6 +31,13 @@ const MEMBER_SQL = `select w.id as workspace_id, w.slug, m.role from workspaces 
   inner join workspace_members as m on m.workspace_id = w.id where w.slug = $1 and m.user_id = $2`;
 const ISSUE_COLS = `id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, assignee_ids,
   created_by, created_at, updated_at, completed_at`;
+/** The issue list's columns since contract 18.1 (work-items.repository issueColumns): ISSUE_COLS and the planning fields. */
+const ISSUE_LIST_COLS = `${ISSUE_COLS}, start_date, target_date, estimate_minutes, remaining_minutes, time_spent_minutes`;
+/**
+ * `order_by` keys of the issue-list twin (contract 18.1 planning sorts, and sequence_id as their reference): nulls last
+ * either way, ties by sequence_id descending, as the real endpoint's statement.
+ */
+const PLANNING_SORTS = new Set(['start_date', 'target_date', 'estimate_minutes', 'sequence_id']);
 
 class Http extends Error {
   constructor(
@@ -208,12 +215,18 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
           and md5(cv.value_text) = md5($${n - 1}) and cv.value_text = $${n})`;
       }
     }
+    // order_by (planning keys only, for bench/time-tracking.ts): the real endpoint's statement, its columns included.
+    const orderBy = qs.order_by;
+    const sortKey = orderBy?.replace(/^-/, '');
+    if (orderBy !== undefined && !PLANNING_SORTS.has(sortKey!)) throw new Http(400, 'validation_failed');
+    const order = sortKey ? `i.${sortKey} ${orderBy!.startsWith('-') ? 'DESC' : 'ASC'} NULLS LAST, ` : '';
     const [rows, count] = await Promise.all([
       query(
-        `select ${ISSUE_COLS.split(',')
+        `select ${(sortKey ? ISSUE_LIST_COLS : ISSUE_COLS)
+          .split(',')
           .map((c) => `i.${c.trim()}`)
           .join(', ')} from issues as i where ${where}
-         order by i.sequence_id desc offset $${params.length + 1} limit $${params.length + 2}`,
+         order by ${order}i.sequence_id desc offset $${params.length + 1} limit $${params.length + 2}`,
         [...params, offset, perPage],
       ),
       query(`select count(*) as n from issues as i where ${where}`, params),

@@ -22,6 +22,7 @@ import { benchSlaSimulation } from './sla-simulation.js';
 import { benchSlaReports } from './sla-reports.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchInvoicePdf } from './invoice-pdf.js';
+import { benchTimeTracking } from './time-tracking.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
@@ -862,6 +863,8 @@ async function main() {
     if (cfg.pglite && cfg.scale) webhooks.push(await benchForecast({ quick: true }));
     // SLA reports (bench/sla-reports.ts): a 12-week report by week over 100k and 1M trackers.
     if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchSlaReports({ databaseUrl: url, quick }));
+    // Planning and time tracking (bench/time-tracking.ts): a month's timesheet over 1M worklogs, the target_date sort.
+    if (url && !cfg.pgliteOnly && cfg.scale) webhooks.push(await benchTimeTracking({ databaseUrl: url, quick }));
     // Start-up to /readyz, cold and warm (bench/startup.ts): always on the embedded database, the contract's case.
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).

@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { DateTime } from 'luxon';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { CliContext } from '../../src/cli/cli.js';
 import { demoCommand } from '../../src/cli/commands/demo.js';
 import type { DemoBackend } from '../../src/cli/demo/demo.backend.js';
 import { httpBackend } from '../../src/cli/demo/demo.http.js';
 import { inProcessBackend } from '../../src/cli/demo/demo.in-process.js';
+import { demoPlan } from '../../src/cli/demo/demo.plan.js';
 import { runDemo } from '../../src/cli/demo/demo.runner.js';
 import { DEMO_STEPS } from '../../src/cli/demo/demo.steps.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -53,6 +55,43 @@ async function demoOn(database: DatabaseHandle, options: { issueCount?: number; 
   }
 }
 
+/**
+ * What the planning features show of the demo: the workspace's time zone, dates and estimates on most issues, time
+ * logged in several weeks by three people, and Web Platform's issues completed (history entries into a completed
+ * state, as the forecast counts them) in at least ten of the last twelve full weeks (Mondays in the time zone).
+ */
+async function planningAndHistory(db: Db) {
+  const ws = await db.selectFrom('workspaces').select(['id', 'time_zone']).where('slug', '=', 'demo').executeTakeFirstOrThrow();
+  expect(ws.time_zone).toBe('Europe/Istanbul');
+  const planned = await db
+    .selectFrom('issues')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', ws.id)
+    .where('target_date', 'is not', null)
+    .executeTakeFirstOrThrow();
+  expect(Number(planned.n)).toBeGreaterThan(150);
+  const logs = await db.selectFrom('worklogs').select(['user_id', 'started_at']).where('workspace_id', '=', ws.id).execute();
+  expect(new Set(logs.map((l) => l.user_id)).size).toBe(3);
+  const weekOf = (at: Date) => DateTime.fromJSDate(at, { zone: ws.time_zone }).startOf('week').toISODate()!;
+  expect(new Set(logs.map((l) => weekOf(new Date(l.started_at)))).size).toBeGreaterThanOrEqual(8);
+  const web = await db.selectFrom('projects').select('id').where('workspace_id', '=', ws.id).where('identifier', '=', 'WEB').executeTakeFirstOrThrow();
+  const entries = await db
+    .selectFrom('issue_history as h')
+    .innerJoin('issues as i', 'i.id', 'h.issue_id')
+    .select(['h.at', 'h.to'])
+    .where('i.project_id', '=', web.id)
+    .where('h.kind', '=', 'state')
+    .execute();
+  const thisWeek = DateTime.now().setZone(ws.time_zone).startOf('week');
+  const weeks = new Set(
+    entries
+      .filter((e) => (typeof e.to === 'string' ? JSON.parse(e.to) : e.to)?.group === 'completed')
+      .map((e) => weekOf(new Date(e.at)))
+      .filter((w) => w < thisWeek.toISODate()! && w >= thisWeek.minus({ weeks: 12 }).toISODate()!),
+  );
+  expect(weeks.size).toBeGreaterThanOrEqual(10);
+}
+
 const addedNothing = (result: Awaited<ReturnType<typeof runDemo>>) => result.added.every((s) => s.added.length === 0);
 
 describe('cli demo, in process', () => {
@@ -63,7 +102,22 @@ describe('cli demo, in process', () => {
     expect(first.text).toMatch(/issues, first sprint\s+added 120 issues, \d+ custom values, \d+ comments/);
     expect(first.text).toMatch(/Done in [\d.]+ s\. Workspace "demo": [1-9]\d* breached and \d+ at-risk SLA trackers now/);
     const before = await counts(ctx().database.db);
-    expect(before).toMatchObject({ issues: 282, projects: 2, baselines: 2, payments: 1, invoices: 1, workspace_members: 3, webhook_endpoints: 1 });
+    const plan = demoPlan();
+    const worklogs = plan.history.reduce((n, h) => n + h.worklogs.length, 0) + [...plan.worklogs.values()].reduce((n, w) => n + w.length, 0);
+    expect(before).toMatchObject({
+      // 240 issues of the sprints, 42 of the SLA history (6 weeks of 7), the delivery history's.
+      issues: 240 + 42 + plan.history.length,
+      projects: 2,
+      baselines: 2,
+      payments: 1,
+      invoices: 1,
+      workspace_members: 4,
+      webhook_endpoints: 1,
+      worklogs,
+    });
+    expect(first.text).toMatch(/workspace time zone\s+added time zone Europe\/Istanbul/);
+    expect(first.text).toMatch(/worklogs\s+added \d+ worklogs \(\d+ hours\) by 3 people/);
+    await planningAndHistory(ctx().database.db);
 
     // What the API shows: the same records, with two weeks of history behind them.
     const signIn = await clientFor(ctx().url).POST('/api/auth/sign-in/', { body: { email: 'demo@example.com', password: 'demo-password' } });
@@ -170,7 +224,7 @@ describe('cli demo --url', () => {
       expect(waits.every((ms) => ms >= 1000 && ms <= 61_000)).toBe(true);
       expect(lines.join('\n')).toMatch(/Done in/);
       expect(result.added.find((s) => s.step === 'webhook endpoint')!.added).toHaveLength(1);
-      expect(await counts(limited.database.db)).toMatchObject({ issues: 12, baselines: 2, payments: 1, invoices: 1 });
+      expect(await counts(limited.database.db)).toMatchObject({ issues: 12 + demoPlan(12).history.length, baselines: 2, payments: 1, invoices: 1 });
 
       const again: string[] = [];
       const second = await runDemo(httpBackend(limited.url), { out: (l) => again.push(l), issueCount: 12 });
@@ -178,7 +232,7 @@ describe('cli demo --url', () => {
     } finally {
       await limited.close();
     }
-  }, 240_000);
+  }, 360_000);
 
   it('says so in one line when the service does not answer', async () => {
     const lines: string[] = [];

@@ -13,6 +13,7 @@ import { AtRiskBoard, BreachedBoard, Policies } from './pages/sla.js';
 import { SlaReports } from './pages/sla-reports.js';
 import { Calendars } from './pages/calendars.js';
 import { States } from './pages/states.js';
+import { Timesheet } from './pages/timesheet.js';
 import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
 import { Projects, Workspaces } from './pages/workspaces.js';
 import { Link, match, navigate, useLocation } from './router.js';
@@ -38,6 +39,7 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/sla/reports', page: (p) => <SlaReports slug={p.slug!} /> },
   { path: '/w/:slug/billing', page: (p) => <Billing slug={p.slug!} /> },
   { path: '/w/:slug/webhooks', page: (p) => <Webhooks slug={p.slug!} /> },
+  { path: '/w/:slug/timesheet', page: (p, q) => <Timesheet slug={p.slug!} query={q} /> },
   { path: '/w/:slug/webhooks/:webhookId', page: (p, q) => <WebhookPage key={p.webhookId} slug={p.slug!} webhookId={p.webhookId!} query={q} /> },
   {
     path: '/w/:slug/webhooks/:webhookId/deliveries/:deliveryId',
@@ -63,6 +65,7 @@ function workspaceNav(slug: string) {
     { to: `/w/${slug}/sla/reports`, label: 'SLA reports' },
     { to: `/w/${slug}/billing`, label: 'Billing' },
     { to: `/w/${slug}/webhooks`, label: 'Webhooks' },
+    { to: `/w/${slug}/timesheet`, label: 'Timesheet' },
   ];
 }
 

@@ -22,9 +22,10 @@ export interface DemoBackend {
   /** Creates an account unless one with this e-mail exists; `false` when it existed. */
   ensureUser(account: { email: string; password: string; display_name: string }): Promise<boolean>;
 
-  getWorkspace(slug: string): Promise<{ id: string; created_at: string } | null>;
+  getWorkspace(slug: string): Promise<{ id: string; created_at: string; time_zone: string } | null>;
   createWorkspace(input: { name: string; slug: string }): Promise<{ id: string; created_at: string }>;
-  listMembers(slug: string): Promise<{ email: string; role: string }[]>;
+  updateWorkspace(slug: string, input: { time_zone: string }): Promise<void>;
+  listMembers(slug: string): Promise<{ user_id: string; email: string; role: string }[]>;
   addMember(slug: string, input: { email: string; role: 'admin' | 'member' | 'guest' }): Promise<void>;
 
   getSubscription(slug: string): Promise<{ status: string; plan_slug: string } | null>;
@@ -56,8 +57,16 @@ export interface DemoBackend {
 
   /** Every issue of the project (all pages), oldest first. */
   listIssues(slug: string, projectId: string): Promise<IssueView[]>;
-  createIssue(slug: string, projectId: string, input: { name: string; priority: Priority; state_id: string }): Promise<IssueView>;
-  updateIssue(slug: string, projectId: string, issueId: string, input: { state_id?: string; priority?: Priority }): Promise<IssueView>;
+  createIssue(slug: string, projectId: string, input: { name: string; priority: Priority; state_id: string } & Partial<IssuePlanning>): Promise<IssueView>;
+  updateIssue(slug: string, projectId: string, issueId: string, input: { state_id?: string; priority?: Priority } & Partial<IssuePlanning>): Promise<IssueView>;
+  /** Every worklog of the issue (all pages). */
+  listWorklogs(slug: string, projectId: string, issueId: string): Promise<{ user_id: string; started_at: string }[]>;
+  createWorklog(
+    slug: string,
+    projectId: string,
+    issueId: string,
+    input: { user_id: string; started_at: string; duration_minutes: number; note: string },
+  ): Promise<void>;
   listValues(slug: string, projectId: string, issueId: string): Promise<{ property_id: string; value: unknown }[]>;
   setValue(slug: string, issueId: string, propertyId: string, value: unknown): Promise<void>;
   listComments(slug: string, projectId: string, issueId: string): Promise<{ body: string }[]>;
@@ -83,7 +92,13 @@ export interface StateView {
   sequence: number;
 }
 
-export interface IssueView {
+export interface IssuePlanning {
+  start_date: string | null;
+  target_date: string | null;
+  estimate_minutes: number | null;
+}
+
+export interface IssueView extends IssuePlanning {
   id: string;
   sequence_id: number;
   name: string;

@@ -84,6 +84,9 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
       return unwrap(Promise.resolve(answer));
     },
     createWorkspace: (input) => unwrap(api().POST('/api/workspaces/', { body: input })),
+    updateWorkspace: async (slug, body) => {
+      await unwrap(api().PATCH('/api/workspaces/{slug}/', { ...ws(slug), body }));
+    },
     listMembers: (slug) => unwrap(api().GET('/api/workspaces/{slug}/members/', ws(slug))),
     addMember: async (slug, body) => {
       await unwrap(api().POST('/api/workspaces/{slug}/members/', { ...ws(slug), body }));
@@ -141,6 +144,21 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
           body: { value: value as never },
         }),
       );
+    },
+    async listWorklogs(slug, projectId, issueId) {
+      const rows: { user_id: string; started_at: string }[] = [];
+      for (;;) {
+        const page = await unwrap(
+          api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/', {
+            params: { path: { slug, projectId, issueId }, query: { offset: rows.length, per_page: PAGE } },
+          }),
+        );
+        rows.push(...page.results);
+        if (page.results.length === 0 || rows.length >= page.total) return rows;
+      }
+    },
+    createWorklog: async (slug, projectId, issueId, body) => {
+      await unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/', { ...inIssue(slug, projectId, issueId), body }));
     },
     listComments: (slug, projectId, issueId) =>
       unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', inIssue(slug, projectId, issueId))),

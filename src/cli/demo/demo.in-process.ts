@@ -119,6 +119,9 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
       }
     },
     createWorkspace: (input) => s.workspaces.create(me(), input),
+    updateWorkspace: async (slug, input) => {
+      await s.workspaces.update(me(), slug, input);
+    },
     listMembers: (slug) => s.identity.listMembers(me(), slug),
     addMember: async (slug, input) => {
       await s.identity.addMember(me(), slug, input);
@@ -158,6 +161,10 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
     listValues: (slug, projectId, issueId) => s.customProperties.listValues(me(), slug, projectId, issueId),
     setValue: async (slug, issueId, propertyId, value) => {
       await s.customProperties.setValue(me(), slug, issueId, propertyId, value);
+    },
+    listWorklogs: (slug, projectId, issueId) => allPages((page) => s.timeTracking.listWorklogs(me(), slug, projectId, issueId, page)),
+    createWorklog: async (slug, projectId, issueId, input) => {
+      await s.timeTracking.createWorklog(me(), slug, projectId, issueId, input);
     },
     listComments: (slug, projectId, issueId) => s.workItems.listComments(me(), slug, projectId, issueId),
     createComment: async (slug, projectId, issueId, body) => {

@@ -10,7 +10,12 @@ export const DEMO_WORKSPACE_NAME = 'Acme Support';
 export const DEMO_MEMBERS = [
   { name: 'Grace Member', email: `grace.${DEMO_SLUG}@example.com`, role: 'member' },
   { name: 'Gus Guest', email: `gus.${DEMO_SLUG}@example.com`, role: 'guest' },
+  { name: 'Hana Member', email: `hana.${DEMO_SLUG}@example.com`, role: 'member' },
 ] as const;
+/** The workspace's time zone (contract 18.1): its "today", the timesheet's days and the forecast's weeks. */
+export const DEMO_TIME_ZONE = 'Europe/Istanbul';
+/** Who logs time in the demo (contract 18.2): the demo admin (logging for the others too) and the two members. */
+export const DEMO_LOGGERS = [DEMO_ACCOUNT.email, `grace.${DEMO_SLUG}@example.com`, `hana.${DEMO_SLUG}@example.com`] as const;
 export const DEFAULT_ISSUE_COUNT = 240;
 
 export type Priority = 'urgent' | 'high' | 'medium' | 'low' | 'none';
@@ -120,6 +125,36 @@ export interface PlannedIssue {
   later: { state: StateKey; priority?: Priority } | null;
   /** When it was created, as an offset in ms from the start of the demo's timeline (in process only). */
   offsetMs: number;
+  /**
+   * Dates and estimate (contract 18.1), dates as days from the first day of the timeline (the step turns them into
+   * dates in the workspace's time zone); null: an issue nobody planned.
+   */
+  planning: { startDay: number; targetDay: number; estimateMinutes: number } | null;
+  /** A target that slips after the first baseline (days later) with a larger estimate (minutes more); first half only. */
+  slip: { days: number; moreMinutes: number } | null;
+}
+
+/** Time logged on an issue (contract 18.2): by `logger` (an index into DEMO_LOGGERS), `atMs` before the anchor. */
+export interface PlannedWorklog {
+  logger: number;
+  atMs: number;
+  minutes: number;
+  note: string;
+}
+
+/**
+ * The delivery history of Web Platform (contract 18.5): issues created over the past ~13 weeks, started, and completed
+ * at past instants, so the forecast's weekly throughput has twelve full weeks of data. Instants are ms before the
+ * anchor (the workspace's creation).
+ */
+export interface HistoryIssue {
+  name: string;
+  priority: Priority;
+  createdMs: number;
+  startedMs: number;
+  completedMs: number;
+  estimateMinutes: number;
+  worklogs: PlannedWorklog[];
 }
 
 export interface DemoPlan {
@@ -131,6 +166,9 @@ export interface DemoPlan {
   laterOffsetMs: number;
   /** The timeline's length: it ends this long before the workspace was created (its anchor). */
   spanMs: number;
+  /** Worklogs on the sprint's issues, by planned issue index. */
+  worklogs: Map<number, PlannedWorklog[]>;
+  history: HistoryIssue[];
 }
 
 /** A deterministic pseudo-random sequence (a linear congruential generator), so every demo looks the same. */
@@ -178,7 +216,82 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
     const offsetMs = first
       ? Math.floor((index * 6 * DAY) / firstHalf)
       : 7 * DAY + Math.floor(((index - firstHalf) * 6 * DAY) / Math.max(1, issueCount - firstHalf));
-    issues.push({ index, project, name, priority, state, values, comment, later, offsetMs });
+    // Four issues in five are planned: a start near their creation, a target one to four weeks later, an estimate.
+    const createdDay = Math.floor(offsetMs / DAY);
+    const planning =
+      index % 5 === 4
+        ? null
+        : {
+            startDay: createdDay + Math.floor(rnd.next() * 3),
+            targetDay: createdDay + 7 + Math.floor(rnd.next() * 22),
+            estimateMinutes: rnd.pick([30, 60, 120, 240, 480, 960]),
+          };
+    const slip = first && planning && index % 6 === 1 ? { days: 2 + Math.floor(rnd.next() * 9), moreMinutes: rnd.pick([60, 120, 240]) } : null;
+    issues.push({ index, project, name, priority, state, values, comment, later, offsetMs, planning, slip });
   }
-  return { issues, firstHalf, baselineOffsetsMs: [6 * DAY + HOUR, 13 * DAY + 12 * HOUR], laterOffsetMs: 6 * DAY + 2 * HOUR, spanMs };
+  // Time on every fourth started or finished issue, within the timeline (the anchor is 14 days + 1 hour after its
+  // start): one to three worklogs a day apart from the day after its creation.
+  const worklogs = new Map<number, PlannedWorklog[]>();
+  for (const issue of issues) {
+    const worked = issue.later?.state ?? issue.state;
+    if (issue.index % 4 !== 1 || !['started', 'waiting', 'completed'].includes(worked)) continue;
+    const count = 1 + (issue.index % 3);
+    const list: PlannedWorklog[] = [];
+    for (let n = 0; n < count; n++) {
+      const at = issue.offsetMs + (n + 1) * DAY;
+      if (at >= spanMs) break;
+      list.push({ logger: (issue.index + n) % 3, atMs: spanMs + HOUR - at, minutes: rnd.pick([15, 30, 45, 60, 90, 120, 180]), note: rnd.pick(WORK_NOTES) });
+    }
+    if (list.length) worklogs.set(issue.index, list);
+  }
+  return {
+    issues,
+    firstHalf,
+    baselineOffsetsMs: [6 * DAY + HOUR, 13 * DAY + 12 * HOUR],
+    laterOffsetMs: 6 * DAY + 2 * HOUR,
+    spanMs,
+    worklogs,
+    // A smaller demo (a test's) gets a short history: three weeks of one issue each.
+    history: issueCount >= DEFAULT_ISSUE_COUNT ? deliveryHistory(12, 4) : deliveryHistory(3, 1),
+  };
+}
+
+const WORK_NOTES = ['Investigation', 'Implementation', 'Code review', 'Testing on staging', 'Call with the customer', 'Deploy and verify', ''];
+const ROADMAP = ['Onboarding tour', 'Audit log', 'Bulk edit', 'Saved filters', 'Webhook retries', 'Two-factor sign-in', 'CSV import', 'Public status page'];
+const WEEK = 7 * DAY;
+
+/**
+ * Twelve weeks of Web Platform deliveries: 1 to 4 issues completed a week (a seeded mix), each created one to three
+ * weeks before it was completed and started a few days before, with one or two worklogs while it was worked on.
+ */
+function deliveryHistory(weeks: number, perWeek: number): HistoryIssue[] {
+  const rnd = seeded(1812);
+  const out: HistoryIssue[] = [];
+  for (let week = weeks; week >= 1; week--) {
+    const completions = 1 + Math.floor(rnd.next() * perWeek);
+    for (let n = 0; n < completions; n++) {
+      const completedMs = week * WEEK - Math.floor(((n + 0.5) * WEEK) / completions);
+      const startedMs = completedMs + DAY + Math.floor(rnd.next() * 4 * DAY);
+      const createdMs = startedMs + WEEK + Math.floor(rnd.next() * 2 * WEEK);
+      const worklogs: PlannedWorklog[] = [];
+      for (let w = 0; w < 1 + (out.length % 2); w++) {
+        worklogs.push({
+          logger: (out.length + w) % 3,
+          atMs: startedMs - Math.floor((0.1 + w * 0.4) * DAY),
+          minutes: rnd.pick([60, 90, 120, 180, 240]),
+          note: rnd.pick(WORK_NOTES),
+        });
+      }
+      out.push({
+        name: `${rnd.pick(ROADMAP)}, part ${out.length + 1}`,
+        priority: rnd.pick(PRIORITIES),
+        createdMs,
+        startedMs,
+        completedMs,
+        estimateMinutes: rnd.pick([240, 480, 960, 1440]),
+        worklogs,
+      });
+    }
+  }
+  return out.sort((a, b) => b.createdMs - a.createdMs);
 }

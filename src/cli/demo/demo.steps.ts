@@ -1,9 +1,12 @@
-import type { DemoBackend, IssueView, StateView } from './demo.backend.js';
+import { DateTime } from 'luxon';
+import type { DemoBackend, IssuePlanning, IssueView, StateView } from './demo.backend.js';
 import {
   BASELINES,
   CALENDAR,
   DEMO_ACCOUNT,
+  DEMO_LOGGERS,
   DEMO_MEMBERS,
+  DEMO_TIME_ZONE,
   DEMO_WORKSPACE_NAME,
   type DemoPlan,
   type PlannedIssue,
@@ -11,6 +14,7 @@ import {
   type ProjectKey,
   PROJECTS,
   PROPERTIES,
+  type PlannedWorklog,
   type PropertyKey,
   seeded,
   type StateKey,
@@ -30,6 +34,7 @@ export interface DemoStep {
 }
 
 const MINUTE = 60_000;
+const HOUR_MS = 60 * MINUTE;
 
 export class DemoContext {
   private projectRows?: Map<string, { id: string; identifier: string; sla_policy_id: string | null }>;
@@ -47,11 +52,35 @@ export class DemoContext {
   /** The instant `offsetMs` into the demo's timeline, which ends just before the workspace was created. */
   async at(offsetMs: number): Promise<void> {
     if (!this.api.timeTravel) return;
+    this.api.at(new Date((await this.anchorMs()) - this.plan.spanMs - 60 * MINUTE + offsetMs));
+  }
+
+  /** The instant `ms` before the workspace was created (the delivery history's weeks). */
+  async atBefore(ms: number): Promise<void> {
+    if (!this.api.timeTravel) return;
+    this.api.at(new Date((await this.anchorMs()) - ms));
+  }
+
+  /** The workspace's creation: every past instant of the demo is counted from it, so every run finds the same ones. */
+  async anchorMs(): Promise<number> {
     if (!this.anchor) {
       const ws = await this.api.getWorkspace(this.slug);
       this.anchor = new Date(ws!.created_at);
     }
-    this.api.at(new Date(this.anchor.getTime() - this.plan.spanMs - 60 * MINUTE + offsetMs));
+    return this.anchor.getTime();
+  }
+
+  /** The date (in the workspace's time zone) `n` days after the first day of the timeline. */
+  async day(n: number): Promise<string> {
+    const start = (await this.anchorMs()) - this.plan.spanMs - 60 * MINUTE;
+    return DateTime.fromMillis(start, { zone: DEMO_TIME_ZONE }).startOf('day').plus({ days: n }).toISODate()!;
+  }
+
+  /** The planned dates and estimate of an issue, as the API takes them. */
+  async planningOf(planned: PlannedIssue): Promise<IssuePlanning | null> {
+    if (!planned.planning) return null;
+    const { startDay, targetDay, estimateMinutes } = planned.planning;
+    return { start_date: await this.day(startDay), target_date: await this.day(targetDay), estimate_minutes: estimateMinutes };
   }
 
   async project(key: ProjectKey): Promise<{ id: string; sla_policy_id: string | null }> {
@@ -138,6 +167,7 @@ async function completeIssues(ctx: DemoContext, from: number, to: number): Promi
         name: planned.name,
         priority: planned.priority,
         state_id: await ctx.stateId(planned.project, planned.state),
+        ...(await ctx.planningOf(planned)),
       });
       existing.set(planned.index, issue);
       created++;
@@ -171,6 +201,118 @@ async function ensureBaseline(ctx: DemoContext, index: 0 | 1): Promise<string[]>
   await ctx.at(ctx.plan.baselineOffsetsMs[index]);
   await ctx.api.createBaseline(ctx.slug, project.id, name);
   return [`baseline "${name}" of Service Desk`];
+}
+
+/** The web project's delivery history: issues created, started and completed at their past instants (contract 18.5). */
+async function deliveryHistory(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const project = await ctx.project('WEB');
+  const existing = new Map((await api.listIssues(slug, project.id)).map((i) => [i.name, i]));
+  const [todo, started, completed] = [await ctx.stateId('WEB', 'unstarted'), await ctx.stateId('WEB', 'started'), await ctx.stateId('WEB', 'completed')];
+  let created = 0;
+  let done = 0;
+  for (const h of ctx.plan.history) {
+    let issue = existing.get(h.name);
+    if (!issue) {
+      await ctx.atBefore(h.createdMs);
+      issue = await api.createIssue(slug, project.id, { name: h.name, priority: h.priority, state_id: todo, estimate_minutes: h.estimateMinutes });
+      created++;
+    }
+    // A run that stopped between the moves completes them, each at its own instant.
+    if (issue.state_id === completed) continue;
+    if (issue.state_id !== started) {
+      await ctx.atBefore(h.startedMs);
+      await api.updateIssue(slug, project.id, issue.id, { state_id: started });
+    }
+    await ctx.atBefore(h.completedMs);
+    await api.updateIssue(slug, project.id, issue.id, { state_id: completed });
+    done++;
+  }
+  return created || done ? [`${plural(created, 'issue')} of Web Platform over the past 12 weeks, ${done} completed at their past instants`] : [];
+}
+
+/** Dates and estimates where an issue has none (a demo made before they existed); new issues get theirs when created. */
+async function completePlanning(ctx: DemoContext): Promise<string[]> {
+  const existing = await ctx.existingIssues(true);
+  let set = 0;
+  for (const planned of ctx.plan.issues) {
+    const issue = existing.get(planned.index);
+    const planning = await ctx.planningOf(planned);
+    if (!issue || !planning || issue.start_date !== null || issue.target_date !== null || issue.estimate_minutes !== null) continue;
+    await ctx.at(planned.offsetMs + 2 * MINUTE);
+    await ctx.api.updateIssue(ctx.slug, (await ctx.project(planned.project)).id, issue.id, planning);
+    set++;
+  }
+  return set ? [`dates and estimates on ${plural(set, 'issue')}`] : [];
+}
+
+/** After the first baseline, some targets move later and their estimates grow: the baseline's schedule variance. */
+async function slipSchedule(ctx: DemoContext): Promise<string[]> {
+  const existing = await ctx.existingIssues(true);
+  let slipped = 0;
+  let n = 0;
+  for (const planned of ctx.plan.issues.slice(0, ctx.plan.firstHalf)) {
+    const issue = existing.get(planned.index);
+    const planning = await ctx.planningOf(planned);
+    if (!issue || !planning || !planned.slip) continue;
+    n++;
+    const target = DateTime.fromISO(planning.target_date!).plus({ days: planned.slip.days }).toISODate()!;
+    // Not slipped yet: the planned target (or none, in a demo made before dates existed).
+    if (issue.target_date !== null && issue.target_date !== planning.target_date) continue;
+    await ctx.at(ctx.plan.laterOffsetMs + HOUR_MS + n * MINUTE);
+    await ctx.api.updateIssue(ctx.slug, (await ctx.project(planned.project)).id, issue.id, {
+      start_date: planning.start_date,
+      target_date: target,
+      estimate_minutes: planning.estimate_minutes! + planned.slip.moreMinutes,
+    });
+    slipped++;
+  }
+  return slipped ? [`${plural(slipped, 'target')} moved later, with larger estimates`] : [];
+}
+
+/** Time logged over the past weeks by the admin and the members (the admin logs for the members). */
+async function completeWorklogs(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const members = await api.listMembers(slug);
+  const loggers = DEMO_LOGGERS.map((email) => {
+    const found = members.find((m) => m.email === email);
+    if (!found) throw new Error(`The demo's member ${email} is missing`);
+    return found.user_id;
+  });
+  const anchor = await ctx.anchorMs();
+  const existing = await ctx.existingIssues(true);
+  const web = await ctx.project('WEB');
+  const history = new Map((await api.listIssues(slug, web.id)).map((i) => [i.name, i]));
+  const work: { projectId: string; issueId: string; logs: PlannedWorklog[] }[] = [];
+  for (const [index, logs] of ctx.plan.worklogs) {
+    const planned = ctx.plan.issues[index]!;
+    const issue = existing.get(index);
+    if (!issue) throw new Error(`The demo's issue "${planned.name}" is missing`);
+    work.push({ projectId: (await ctx.project(planned.project)).id, issueId: issue.id, logs });
+  }
+  for (const h of ctx.plan.history) {
+    const issue = history.get(h.name);
+    if (!issue) throw new Error(`The demo's issue "${h.name}" is missing`);
+    work.push({ projectId: web.id, issueId: issue.id, logs: h.worklogs });
+  }
+  let added = 0;
+  let minutes = 0;
+  for (const { projectId, issueId, logs } of work) {
+    const have = new Set((await api.listWorklogs(slug, projectId, issueId)).map((w) => `${w.user_id} ${Date.parse(w.started_at)}`));
+    for (const log of logs) {
+      const startedAt = new Date(anchor - log.atMs);
+      if (have.has(`${loggers[log.logger]} ${startedAt.getTime()}`)) continue;
+      await api.createWorklog(slug, projectId, issueId, {
+        user_id: loggers[log.logger]!,
+        started_at: startedAt.toISOString(),
+        duration_minutes: log.minutes,
+        note: log.note,
+      });
+      added++;
+      minutes += log.minutes;
+    }
+  }
+  return added ? [`${plural(added, 'worklog')} (${Math.round(minutes / 60)} hours) by ${DEMO_LOGGERS.length} people over the past weeks`] : [];
 }
 
 const laterOf = (planned: PlannedIssue) => planned.later!;
@@ -238,6 +380,15 @@ export const DEMO_STEPS: DemoStep[] = [
       if (await api.getWorkspace(slug)) return [];
       await api.createWorkspace({ name: DEMO_WORKSPACE_NAME, slug });
       return [`workspace "${slug}" (${DEMO_WORKSPACE_NAME})`];
+    },
+  },
+  {
+    name: 'workspace time zone',
+    run: async ({ api, slug }) => {
+      // The default (UTC) is what is missing; a zone chosen since is left alone.
+      if ((await api.getWorkspace(slug))!.time_zone !== 'UTC') return [];
+      await api.updateWorkspace(slug, { time_zone: DEMO_TIME_ZONE });
+      return [`time zone ${DEMO_TIME_ZONE}`];
     },
   },
   {
@@ -329,6 +480,7 @@ export const DEMO_STEPS: DemoStep[] = [
       return added;
     },
   },
+  { name: 'delivery history', run: deliveryHistory },
   { name: 'issues, first sprint', run: (ctx) => completeIssues(ctx, 0, ctx.plan.firstHalf) },
   { name: BASELINES[0], run: (ctx) => ensureBaseline(ctx, 0) },
   {
@@ -356,7 +508,10 @@ export const DEMO_STEPS: DemoStep[] = [
       return changed ? [`${plural(changed, 'issue')} started, finished or escalated`] : [];
     },
   },
+  { name: 'schedule slips', run: slipSchedule },
   { name: 'issues, second sprint', run: (ctx) => completeIssues(ctx, ctx.plan.firstHalf, ctx.plan.issues.length) },
+  { name: 'dates and estimates', run: completePlanning },
+  { name: 'worklogs', run: completeWorklogs },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },
   { name: 'SLA history', run: slaHistory },
   {

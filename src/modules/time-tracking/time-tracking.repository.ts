@@ -115,41 +115,58 @@ export function timeTrackingRepository() {
     },
 
     /**
-     * The timesheet's cells: one range scan of worklogs_timesheet_idx over the UTC bounds of the local days, each
-     * worklog counted on the local day of its `started_at` in `timeZone`.
+     * The timesheet's cells: one range scan of worklogs_timesheet_idx (index only) over [first day start, day after
+     * the last), each worklog counted on the local day whose start is the last of `dayStarts` not after its
+     * `started_at` (`width_bucket`, a binary search of the thresholds: no time-zone conversion per row). `days[i]` is
+     * the date of the day starting at `dayStarts[i]`.
      */
     async timesheetCells(
       tx: Executor,
-      q: { workspaceId: string; from: Date; to: Date; timeZone: string; groupBy: TimesheetGroup; userId?: string; projectId?: string },
+      q: { workspaceId: string; days: string[]; dayStarts: Date[]; groupBy: TimesheetGroup; userId?: string; projectId?: string },
     ): Promise<TimesheetCell[]> {
       const key = sql.ref(q.groupBy === 'user' ? 'w.user_id' : q.groupBy === 'project' ? 'w.project_id' : 'w.issue_id');
-      const result = await sql<{ key: string; day: string; minutes: number }>`
-        SELECT ${key}::text AS key, to_char((w.started_at AT TIME ZONE ${q.timeZone})::date, 'YYYY-MM-DD') AS day,
+      const starts = q.dayStarts.map((d) => d.toISOString());
+      const result = await sql<{ key: string; day: number; minutes: number }>`
+        SELECT ${key}::text AS key, width_bucket(w.started_at, ${starts}::timestamptz[])::int AS day,
                sum(w.duration_minutes)::int AS minutes
         FROM worklogs w
-        WHERE w.workspace_id = ${q.workspaceId} AND w.started_at >= ${q.from} AND w.started_at < ${q.to}
+        WHERE w.workspace_id = ${q.workspaceId} AND w.started_at >= ${q.dayStarts[0]!} AND w.started_at < ${q.dayStarts[q.dayStarts.length - 1]!}
           ${q.userId !== undefined ? sql`AND w.user_id = ${q.userId}` : sql``}
           ${q.projectId !== undefined ? sql`AND w.project_id = ${q.projectId}` : sql``}
         GROUP BY 1, 2`.execute(tx);
-      return result.rows;
+      return result.rows.map((r) => ({ key: r.key, day: q.days[r.day - 1]!, minutes: r.minutes }));
     },
 
-    userLabels(tx: Executor, workspaceId: string, ids: string[]) {
+    /** Names of the users among `ids` who logged time in this workspace between `from` and `to` (the timesheet's range). */
+    userLabels(tx: Executor, workspaceId: string, ids: string[], range: { from: Date; to: Date }) {
       if (!ids.length) return Promise.resolve([]);
-      // Users are not tenant rows; the ids come from this workspace's worklogs.
+      // Users are not tenant rows; the ids come from this workspace's worklogs of the range (a bounded index range).
       return tx
         .selectFrom('users')
         .select(['id', 'display_name as label'])
-        .where('id', 'in', ids)
+        .where(sql<boolean>`id = any(${ids}::uuid[])`)
         .where((eb) =>
-          eb.exists(eb.selectFrom('worklogs as w').select('w.id').where('w.workspace_id', '=', workspaceId).whereRef('w.user_id', '=', 'users.id')),
+          eb.exists(
+            eb
+              .selectFrom('worklogs as w')
+              .select('w.id')
+              .where('w.workspace_id', '=', workspaceId)
+              .where('w.started_at', '>=', range.from)
+              .where('w.started_at', '<', range.to)
+              .whereRef('w.user_id', '=', 'users.id'),
+          ),
         )
         .execute();
     },
 
     projectLabels(tx: Executor, workspaceId: string, ids: string[]) {
       if (!ids.length) return Promise.resolve([]);
-      return tx.selectFrom('projects').select(['id', 'name as label']).where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+      return tx
+        .selectFrom('projects')
+        .select(['id', 'name as label'])
+        .where('workspace_id', '=', workspaceId)
+        .where(sql<boolean>`id = any(${ids}::uuid[])`)
+        .execute();
     },
 
     issueLabels(tx: Executor, workspaceId: string, ids: string[]) {
@@ -159,7 +176,7 @@ export function timeTrackingRepository() {
         .innerJoin('projects as p', (j) => j.onRef('p.id', '=', 'i.project_id').onRef('p.workspace_id', '=', 'i.workspace_id'))
         .select(['i.id', sql<string>`p.identifier || '-' || i.sequence_id || ' ' || i.name`.as('label')])
         .where('i.workspace_id', '=', workspaceId)
-        .where('i.id', 'in', ids)
+        .where(sql<boolean>`i.id = any(${ids}::uuid[])`)
         .execute();
     },
 

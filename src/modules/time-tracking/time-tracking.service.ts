@@ -8,7 +8,7 @@ import { isLocalDate } from '../../kernel/time.js';
 import { issueView } from '../work-items/index.js';
 import type { TimeTrackingDeps } from './time-tracking.deps.js';
 import type { TimesheetGroup } from './time-tracking.repository.js';
-import { daysBetween, MAX_TIMESHEET_DAYS, timesheetCsv, timesheetRows, utcBounds } from './time-tracking.timesheet.js';
+import { daysBetween, dayStarts, MAX_TIMESHEET_DAYS, timesheetCsv, timesheetRows } from './time-tracking.timesheet.js';
 import { timerView, worklogView } from './time-tracking.views.js';
 
 const MINUTE_MS = 60_000;
@@ -235,12 +235,12 @@ export function createTimeTrackingService(deps: TimeTrackingDeps) {
 
       const days = daysBetween(query.from, query.to);
       const timeZone = await repo.workspaceTimeZone(db, ws.workspaceId);
-      const { start, end } = utcBounds(query.from, query.to, timeZone);
+      const starts = dayStarts(query.from, query.to, timeZone);
+      const range = { from: starts[0]!, to: starts[starts.length - 1]! };
       const cells = await repo.timesheetCells(db, {
         workspaceId: ws.workspaceId,
-        from: start,
-        to: end,
-        timeZone,
+        days,
+        dayStarts: starts,
         groupBy: query.group_by,
         ...(query.user_id !== undefined && { userId: query.user_id }),
         ...(query.project_id !== undefined && { projectId: query.project_id }),
@@ -248,7 +248,7 @@ export function createTimeTrackingService(deps: TimeTrackingDeps) {
       const keys = [...new Set(cells.map((c) => c.key))];
       const labelRows =
         query.group_by === 'user'
-          ? await repo.userLabels(db, ws.workspaceId, keys)
+          ? await repo.userLabels(db, ws.workspaceId, keys, range)
           : query.group_by === 'project'
             ? await repo.projectLabels(db, ws.workspaceId, keys)
             : await repo.issueLabels(db, ws.workspaceId, keys);

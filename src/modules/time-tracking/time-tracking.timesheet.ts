@@ -14,13 +14,16 @@ export function daysBetween(from: string, to: string): string[] {
 }
 
 /**
- * The instants that bound the local days `from`..`to` in `timeZone`: [start of `from`, start of the day after `to`).
- * A day of a daylight-saving change is 23 or 25 hours long; luxon knows which.
+ * The instants that start each local day `from`..`to` in `timeZone`, and the start of the day after `to` (one more
+ * than the days): the thresholds the SQL buckets each worklog's `started_at` by (`width_bucket`), so the database
+ * does no time-zone arithmetic per row. Daylight-saving days (23 or 25 hours) come out right: luxon knows them.
  */
-export function utcBounds(from: string, to: string, timeZone: string): { start: Date; end: Date } {
-  const start = DateTime.fromISO(from, { zone: timeZone }).startOf('day');
-  const end = DateTime.fromISO(to, { zone: timeZone }).startOf('day').plus({ days: 1 });
-  return { start: start.toJSDate(), end: end.toJSDate() };
+export function dayStarts(from: string, to: string, timeZone: string): Date[] {
+  const starts: Date[] = [];
+  const last = DateTime.fromISO(to, { zone: timeZone }).startOf('day').plus({ days: 1 });
+  for (let day = DateTime.fromISO(from, { zone: timeZone }).startOf('day'); day < last; day = day.plus({ days: 1 })) starts.push(day.toJSDate());
+  starts.push(last.toJSDate());
+  return starts;
 }
 
 /** The local day (`YYYY-MM-DD`) of an instant in a time zone: the model the SQL bucketing is tested against. */

@@ -1,6 +1,7 @@
 /** The issue's history (section 11.3): what moved its SLA clocks, oldest first, in words. */
 import { useState } from 'preact/hooks';
 import { type Answer, api, unwrap, when } from '../../api.js';
+import { minutesText } from '../../components/minutes.js';
 import { Badge, Empty, Pager, Show, useLoad } from '../../ui.js';
 
 type Entry = Answer<'getIssueHistory'>['results'][number];
@@ -24,6 +25,16 @@ function stateName(ref: StateRef, names: Names) {
 
 function policyName(id: unknown, names: Names): string {
   return typeof id === 'string' && id ? (names.policies.get(id) ?? 'a deleted policy') : 'the workspace default';
+}
+
+const PLAN_LABELS: Record<string, string> = { start_date: 'start', target_date: 'target', estimate_minutes: 'original', remaining_minutes: 'remaining' };
+
+/** "start none → 2026-12-01, target ..." for the fields of a planning entry that changed. */
+function planText(from: unknown, to: unknown, keys: string[], show: (v: unknown) => string): string {
+  const f = (from ?? {}) as Record<string, unknown>;
+  const t = (to ?? {}) as Record<string, unknown>;
+  const changed = keys.filter((k) => f[k] !== t[k]);
+  return (changed.length ? changed : keys).map((k) => `${PLAN_LABELS[k] ?? k} ${show(f[k] ?? null)} → ${show(t[k] ?? null)}`).join(', ');
 }
 
 function describe(e: Entry, names: Names) {
@@ -82,6 +93,12 @@ function describe(e: Entry, names: Names) {
         <>
           changed the project's SLA policy from <strong>{policyName(e.from, names)}</strong> to <strong>{policyName(e.to, names)}</strong>
         </>
+      );
+    case 'dates':
+      return <>changed the dates: {planText(e.from, e.to, ['start_date', 'target_date'], (v) => String(v ?? 'none'))}</>;
+    case 'estimate':
+      return (
+        <>changed the estimate: {planText(e.from, e.to, ['estimate_minutes', 'remaining_minutes'], (v) => (v === null ? 'none' : minutesText(Number(v))))}</>
       );
     default:
       return <>{String((e as { kind: string }).kind)}</>;
