@@ -180,7 +180,22 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
 
   return {
-    services: { identity, workspaces, workItems, sla, slaSimulation, slaReports, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast },
+    services: {
+      identity,
+      workspaces,
+      workItems,
+      sla,
+      slaSimulation,
+      slaReports,
+      customProperties,
+      baselines,
+      billing,
+      refunds,
+      reconcile,
+      webhooks,
+      timeTracking,
+      forecast,
+    },
     jobs,
     outbox,
     close: () => webhookWorker.close(),
