@@ -213,8 +213,8 @@ describe('cli demo, embedded database held by a running service', () => {
 });
 
 describe('cli demo --url', () => {
-  it('goes through the API of a running service with a low rate limit, waiting out each 429 by its Retry-After, and completes', async () => {
-    const limited = await startTestApp({ apiRateLimit: 60 });
+  it('goes through the API of a running service with a low rate limit (120 a minute), waiting out each 429 by its Retry-After, and completes', async () => {
+    const limited = await startTestApp({ apiRateLimit: 120 });
     try {
       const waits: number[] = [];
       const lines: string[] = [];
