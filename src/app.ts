@@ -97,7 +97,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.decorate('outbox', outbox);
   app.decorate('jobs', jobs);
   app.decorate('services', services);
-  const { identity, workspaces, workItems, sla, slaReports, customProperties, baselines, billing, refunds, reconcile, webhooks, timeTracking, forecast } =
+  const { identity, workspaces, workItems, sla, slaReports, customProperties, baselines, billing, testClock, refunds, reconcile, webhooks, timeTracking, forecast } =
     services;
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
@@ -112,7 +112,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(webhooksRoutes, { webhooks });
   await app.register(timeTrackingRoutes, { timeTracking });
   await app.register(forecastRoutes, { forecast });
-  await app.register(billingRoutes, { billing, refunds, reconcile });
+  await app.register(billingRoutes, { billing, refunds, reconcile, testClock });
   await app.register(billingCallbackRoutes, { billing });
   if (config.paymentProvider === 'sandbox') {
     const callbackUrl = `${config.publicBaseUrl}/api/webhooks/provider/callback/`;

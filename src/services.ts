@@ -14,12 +14,15 @@ import {
   type BillingService,
   createBillingService,
   createNoticesService,
+  createBillingTime,
   createPaytrClient,
   createPlanGate,
+  createTestClockService,
   createReconcileService,
   createRefundsService,
   type ReconcileService,
   type RefundsService,
+  type TestClockService,
 } from './modules/billing/index.js';
 import { type CustomPropertiesService, createCustomPropertiesService, customPropertiesRepository } from './modules/custom-properties/index.js';
 import { createForecastService, type ForecastService, forecastRepository } from './modules/forecast/index.js';
@@ -42,6 +45,7 @@ export interface AppServices {
   customProperties: CustomPropertiesService;
   baselines: BaselinesService;
   billing: BillingService;
+  testClock: TestClockService;
   refunds: RefundsService;
   reconcile: ReconcileService;
   webhooks: WebhooksService;
@@ -150,6 +154,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       address: config.billingSeller.address,
     },
   };
+  const billingTime = createBillingTime({ clock, repo: billingRepo, testClocks: config.paymentProvider === 'sandbox' });
   const billing = createBillingService({
     db,
     repo: billingRepo,
@@ -158,6 +163,8 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     provider: paytrClient,
     credentials: config.paytr,
     graceDays: config.billingGraceDays,
+    retryDays: config.billingRetryDays,
+    time: billingTime,
     publicBaseUrl: config.publicBaseUrl,
     log,
     outbox,
@@ -178,6 +185,22 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'billing.reconcile', run: () => reconcile.run() });
   const notices = createNoticesService({ db, repo: billingRepo, clock, outbox, billing, renewalNoticeDays: config.billingRenewalNoticeDays });
   jobs.push({ name: 'billing.notices', run: () => notices.run() });
+  // Renewal charges and dunning retries (19.2, 19.3), and payment_method.expiring (19.1).
+  jobs.push({ name: 'billing.collection', run: () => billing.runCollection() });
+  jobs.push({ name: 'billing.cards', run: () => billing.runCardNotices(), intervalMs: 3_600_000 });
+  const testClock = createTestClockService({
+    db,
+    repo: billingRepo,
+    clock,
+    time: billingTime,
+    identity,
+    billing,
+    notices,
+    graceDays: config.billingGraceDays,
+    renewalNoticeDays: config.billingRenewalNoticeDays,
+  });
+  // The sandbox's test clocks: the same duties for each workspace on one, at its own billing time (19.7).
+  if (billingTime.testClocks) jobs.push({ name: 'billing.test-clocks', run: () => testClock.run() });
 
   return {
     services: {
@@ -190,6 +213,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       customProperties,
       baselines,
       billing,
+      testClock,
       refunds,
       reconcile,
       webhooks,

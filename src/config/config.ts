@@ -61,6 +61,8 @@ export interface Config {
   paymentReconcileAfterS: number;
   /** Days before the end of an active period that `subscription.renewal_upcoming` is sent (BILLING_RENEWAL_NOTICE_DAYS). */
   billingRenewalNoticeDays: number;
+  /** BILLING_RETRY_SCHEDULE: days after the period end that a past_due subscription's card is retried (19.3). */
+  billingRetryDays: number[];
   /** How often the periodic jobs (subscription lifecycle) run; 0 turns them off. */
   jobIntervalMs: number;
   /** Period of the SLA events scanner (contract 11.4). */
@@ -108,6 +110,20 @@ export const SANDBOX_CREDENTIALS = {
   merchantKey: 'sandbox-merchant-key',
   merchantSalt: 'sandbox-merchant-salt',
 } as const;
+
+/** BILLING_RETRY_SCHEDULE: comma-separated whole days, 1..365, strictly increasing ("1,3,5"). */
+function retryDays(text: string): number[] {
+  const days = text.split(',').map((d) => d.trim());
+  const bad = () => new ConfigError(`BILLING_RETRY_SCHEDULE must be increasing whole days 1..365 separated by commas (such as "1,3,5"), got "${text}"`);
+  const out: number[] = [];
+  for (const d of days) {
+    if (!/^\d{1,3}$/.test(d)) throw bad();
+    const n = Number(d);
+    if (n < 1 || n > 365 || (out.length > 0 && n <= out[out.length - 1]!)) throw bad();
+    out.push(n);
+  }
+  return out;
+}
 
 function str(env: Env, name: string, fallback: string): string {
   const value = env[name];
@@ -276,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
     billingGraceDays: int(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
     paymentReconcileAfterS: int(env, 'PAYMENT_RECONCILE_AFTER_S', 600, 1, 30 * 86_400),
     billingRenewalNoticeDays: int(env, 'BILLING_RENEWAL_NOTICE_DAYS', 7, 1, 365),
+    billingRetryDays: retryDays(str(env, 'BILLING_RETRY_SCHEDULE', '1,3,5')),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 60_000, 0, 86_400_000),
     slaEventsIntervalMs: int(env, 'SLA_EVENTS_INTERVAL_MS', 5000, 100, 3_600_000),
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 3650),

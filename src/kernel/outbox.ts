@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'subscription.updated',
   'subscription.renewal_upcoming',
   'subscription.trial_will_end',
+  'payment_method.expiring',
   'worklog.created',
   'worklog.updated',
   'worklog.deleted',

@@ -19,6 +19,7 @@ export interface StoredInvoiceLine {
 export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'suspended' | 'canceled' | 'expired';
 export type BillingInterval = 'month' | 'year';
 export type PaymentStatus = 'pending' | 'success' | 'failed' | 'refunded';
+export type PaymentKind = 'checkout' | 'renewal' | 'retry';
 
 export interface PlansTable {
   slug: string;
@@ -54,6 +55,12 @@ export interface SubscriptionsTable {
   scheduled_plan_slug: ColumnType<string | null, string | null | undefined, string | null>;
   scheduled_billing_interval: ColumnType<BillingInterval | null, BillingInterval | null | undefined, BillingInterval | null>;
   scheduled_amount_per_period: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1060: failed charges of the unpaid period (dunning), the next scheduled retry, the last decline. */
+  dunning_attempts: Generated<number>;
+  next_retry_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1060: the period end whose renewal charge was made (at most one per period). */
+  renewal_charged_for: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface WorkspaceTrialsTable {
@@ -89,6 +96,20 @@ export interface PaymentsTable {
   created_at: Timestamp;
   paid_at: Date | null;
   updated_at: Timestamp;
+  /** 1060: checkout, the renewal charge or a dunning retry. */
+  kind: Generated<PaymentKind>;
+  /** 1060: a checkout that stores the card it is paid with. */
+  save_card: Generated<boolean>;
+  /** 1060: the stored card a renewal or retry charged. */
+  payment_method_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1060: the start of the period a renewal or retry pays for (the old current_period_end). */
+  period_start: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** 1060: at most one charge per key (`renewal:<sub>:<period end>`, `retry:<sub>:<period end>:<n>`). */
+  charge_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1060: the customer's address at checkout. */
+  user_ip: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1060: false when the provider marked the decline final. */
+  try_again: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 export interface InvoiceCountersTable {
@@ -214,7 +235,38 @@ export interface BillingProfilesTable {
   updated_at: Timestamp;
 }
 
+/** 1060: the workspace's PayTR user token. */
+export interface PaymentCustomersTable {
+  workspace_id: string;
+  utoken: string;
+  created_at: Timestamp;
+}
+
+/** 1060: a stored card; `ctoken` never leaves the service. */
+export interface PaymentMethodsTable {
+  id: string;
+  workspace_id: string;
+  ctoken: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  is_default: Generated<boolean>;
+  created_at: Timestamp;
+  expiring_notified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** 1060: a sandbox workspace's billing time offset. */
+export interface BillingTestClocksTable {
+  workspace_id: string;
+  offset_seconds: ColumnType<number, number, number>;
+  updated_at: Timestamp;
+}
+
 export interface BillingTables {
+  payment_customers: PaymentCustomersTable;
+  payment_methods: PaymentMethodsTable;
+  billing_test_clocks: BillingTestClocksTable;
   billing_profiles: BillingProfilesTable;
   subscription_notices: SubscriptionNoticesTable;
   sandbox_orders: SandboxOrdersTable;

@@ -4,6 +4,7 @@ import type { Outbox } from '../../kernel/outbox.js';
 import type { IdentityService } from '../identity/index.js';
 import type { BillingRepository } from './billing.repository.js';
 import type { PaytrClient, PaytrCredentials } from './provider/paytr/index.js';
+import type { BillingTime } from './test-clock/test-clock.time.js';
 
 /** The logging the service needs (pino's and Fastify's loggers fit). */
 export interface BillingLogger {
@@ -32,6 +33,10 @@ export interface BillingDeps {
   provider: PaytrClient;
   credentials: PaytrCredentials;
   graceDays: number;
+  /** BILLING_RETRY_SCHEDULE: days after the period end that dunning retries the default card. */
+  retryDays: number[];
+  /** A workspace's billing time: the real clock plus its sandbox test clock's offset. */
+  time: BillingTime;
   publicBaseUrl: string;
   log: BillingLogger;
   /** Events that leave the service (webhooks), recorded in the transaction of the change. */

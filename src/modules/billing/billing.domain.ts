@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { DAY_MS } from '../../kernel/clock.js';
@@ -18,6 +18,14 @@ export interface LifecycleState {
   cancel_at_period_end: boolean;
 }
 
+/**
+ * What the lifecycle knows besides the row. `autoRenew`: the workspace has a default card, so an active period's end
+ * is the renewal charge's business (19.2), not a transition: the subscription stays active until the charge's outcome.
+ */
+export interface LifecycleOptions {
+  autoRenew?: boolean;
+}
+
 export interface Transition {
   from: SubscriptionStatus;
   to: SubscriptionStatus;
@@ -33,16 +41,15 @@ export const graceEndsAt = (periodEnd: Date, graceDays: number): Date => new Dat
  * end -> canceled (when cancel_at_period_end) or past_due; past_due -> suspended once the grace period is over.
  * Applying it repeatedly until null catches up on any number of missed steps.
  */
-export function nextState(sub: LifecycleState, now: Date, graceDays: number): Transition | null {
+export function nextState(sub: LifecycleState, now: Date, graceDays: number, opts: LifecycleOptions = {}): Transition | null {
   const end = sub.current_period_end;
   switch (sub.status) {
     case 'trialing':
       return now >= end ? { from: 'trialing', to: 'expired', at: end, reason: 'trial_ended' } : null;
     case 'active':
       if (now < end) return null;
-      return sub.cancel_at_period_end
-        ? { from: 'active', to: 'canceled', at: end, reason: 'period_ended_canceled' }
-        : { from: 'active', to: 'past_due', at: end, reason: 'period_ended_unpaid' };
+      if (sub.cancel_at_period_end) return { from: 'active', to: 'canceled', at: end, reason: 'period_ended_canceled' };
+      return opts.autoRenew ? null : { from: 'active', to: 'past_due', at: end, reason: 'period_ended_unpaid' };
     case 'past_due': {
       const graceEnd = graceEndsAt(end, graceDays);
       return now >= graceEnd ? { from: 'past_due', to: 'suspended', at: graceEnd, reason: 'grace_ended' } : null;
@@ -53,10 +60,15 @@ export function nextState(sub: LifecycleState, now: Date, graceDays: number): Tr
 }
 
 /** Every transition due at `now`, in order, and the state they lead to. */
-export function dueTransitions<S extends LifecycleState>(sub: S, now: Date, graceDays: number): { state: S; transitions: Transition[] } {
+export function dueTransitions<S extends LifecycleState>(
+  sub: S,
+  now: Date,
+  graceDays: number,
+  opts: LifecycleOptions = {},
+): { state: S; transitions: Transition[] } {
   const transitions: Transition[] = [];
   let state = sub;
-  for (let t = nextState(state, now, graceDays); t; t = nextState(state, now, graceDays)) {
+  for (let t = nextState(state, now, graceDays, opts); t; t = nextState(state, now, graceDays, opts)) {
     transitions.push(t);
     state = { ...state, status: t.to };
   }
@@ -83,18 +95,42 @@ export function addInterval(from: Date, interval: BillingInterval, count = 1): D
 
 /**
  * Where a paid period starts: at the end of the current one when an active subscription of the same plan is renewed
- * early (the customer keeps the days already paid for), else now.
+ * (early, or by its renewal charge: the customer keeps the days already paid for, none lost or gained) and when a
+ * past_due one is paid (the grace days were served, 19.3); else now (a suspended workspace's days are not billed).
  */
 export function renewalStart(
   current: { status: SubscriptionStatus; plan_slug: string; current_period_end: Date } | undefined,
   planSlug: string,
   now: Date,
 ): Date {
-  if (current && current.status === 'active' && current.plan_slug === planSlug && current.current_period_end > now) {
-    return current.current_period_end;
-  }
+  if (!current) return now;
+  if (current.status === 'active' && current.plan_slug === planSlug) return current.current_period_end;
+  if (current.status === 'past_due') return current.current_period_end;
   return now;
 }
+
+// ---- dunning (19.3) ----
+
+/**
+ * The next scheduled retry after a failed charge at `now`: the first `periodEnd + d days` (d from
+ * BILLING_RETRY_SCHEDULE) later than `now` and before the grace period ends, or null when none is left.
+ */
+export function nextRetryAt(periodEnd: Date, retryDays: readonly number[], graceDays: number, now: Date): Date | null {
+  const graceEnd = graceEndsAt(periodEnd, graceDays);
+  for (const d of [...retryDays].sort((a, b) => a - b)) {
+    const at = new Date(periodEnd.getTime() + d * DAY_MS);
+    if (at >= graceEnd) return null;
+    if (at > now) return at;
+  }
+  return null;
+}
+
+/** The key that makes a charge once: the renewal of a period, or the n-th charge of its dunning. */
+export const chargeKey = (subscriptionId: string, periodEnd: Date, kind: 'renewal' | 'retry', attempt = 0): string =>
+  kind === 'renewal' ? `renewal:${subscriptionId}:${periodEnd.toISOString()}` : `retry:${subscriptionId}:${periodEnd.toISOString()}:${attempt}`;
+
+/** A merchant_oid derived from the charge key (PayTR: alphanumeric, at most 64): the same key never makes two orders. */
+export const merchantOidFor = (key: string): string => `WIR${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
 
 // ---- coupons ----
 

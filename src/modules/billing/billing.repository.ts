@@ -1,6 +1,8 @@
 import { catalogRepository } from './catalog/catalog.repository.js';
 import { checkoutRepository } from './checkout/checkout.repository.js';
+import { collectionRepository } from './collection/collection.repository.js';
 import { invoicesRepository } from './invoices/invoices.repository.js';
+import { paymentMethodsRepository } from './payment-methods/payment-methods.repository.js';
 import { profileRepository } from './profile/profile.repository.js';
 import { refundsRepository } from './refunds/refunds.repository.js';
 import { subscriptionsRepository } from './subscriptions/subscriptions.repository.js';
@@ -8,6 +10,7 @@ import { subscriptionsRepository } from './subscriptions/subscriptions.repositor
 export type { CouponRow, PlanRow } from './catalog/catalog.repository.js';
 export type { PaymentRow } from './checkout/checkout.repository.js';
 export type { InvoiceRow } from './invoices/invoices.repository.js';
+export type { PaymentMethodRow } from './payment-methods/payment-methods.repository.js';
 export type { RefundRow } from './refunds/refunds.repository.js';
 export type { SubscriptionRow } from './subscriptions/subscriptions.repository.js';
 
@@ -25,5 +28,7 @@ export function billingRepository() {
     ...invoicesRepository(),
     ...refundsRepository(),
     ...profileRepository(),
+    ...paymentMethodsRepository(),
+    ...collectionRepository(),
   };
 }

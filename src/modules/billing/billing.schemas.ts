@@ -85,6 +85,17 @@ export const Subscription = Type.Object({
   current_period_end: Timestamp,
   cancel_at_period_end: Type.Boolean(),
   scheduled_plan_slug: Type.Union([Type.String(), Type.Null()], { description: 'A downgrade that takes effect at current_period_end' }),
+  dunning: Type.Union(
+    [
+      Type.Object({
+        attempts: Type.Integer({ description: 'Failed charges of the unpaid period, the renewal charge included (0: there was no card to charge)' }),
+        next_retry_at: Type.Union([Timestamp, Type.Null()], { description: 'The next scheduled retry of the default card; null when none is left' }),
+        last_failure_reason: Type.Union([Type.String(), Type.Null()], { description: "The provider's reason for the last failed charge" }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Collection of the unpaid period while past_due or suspended (19.3); null otherwise' },
+  ),
 });
 
 export const Limits = Type.Object({
@@ -107,6 +118,9 @@ export const CheckoutBody = Type.Object({
   plan_slug: Type.String({ minLength: 1, maxLength: 64 }),
   billing_interval: Interval,
   coupon_code: Type.Optional(CouponCode),
+  save_card: Type.Optional(
+    Type.Boolean({ default: true, description: 'Store the card at the provider; once paid it becomes the default card the renewals charge (19.1)' }),
+  ),
 });
 
 export const CheckoutSession = Type.Object({
@@ -134,6 +148,7 @@ export const Payment = Type.Object({
   discount_amount: Money('Coupon discount'),
   currency: Type.String(),
   coupon_code: Type.Union([Type.String(), Type.Null()]),
+  kind: Type.Enum(['checkout', 'renewal', 'retry'], { description: 'checkout; the renewal charge of a period; a dunning retry (19.2, 19.3)' }),
   status: PaymentStatusSchema,
   failure_reason: Type.Union([Type.String(), Type.Null()]),
   refunded_amount: Money('Refunded so far'),
@@ -244,3 +259,31 @@ export const CreateCouponBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** 19.1: a stored card (never its number or the provider's token). */
+export const PaymentMethod = Type.Object({
+  id: Uuid,
+  brand: Type.String({ description: 'visa, mastercard, troy, amex, ...' }),
+  last4: Type.String({ pattern: '^[0-9]{4}$' }),
+  exp_month: Type.Integer({ minimum: 1, maximum: 12 }),
+  exp_year: Type.Integer({ description: 'Four digits, such as 2030' }),
+  is_default: Type.Boolean({ description: 'The card the renewals and retries charge' }),
+  created_at: Timestamp,
+});
+export const PaymentMethodParams = Type.Object({ slug: Slug, methodId: Uuid });
+
+/** 19.3: `POST .../billing/retry/`: the charge as it stands and the subscription. */
+export const RetryResponse = Type.Object({ payment: Payment, subscription: Type.Union([Subscription, Type.Null()]), limits: Limits });
+
+/** 19.7: a sandbox workspace's test clock. */
+export const TestClock = Type.Object({
+  now: Timestamp,
+  offset_seconds: Type.Integer({ minimum: 0, description: "How far this workspace's billing time runs ahead of the real clock" }),
+});
+export const AdvanceClockBody = Type.Object({ to: Type.String({ format: 'date-time', description: 'The billing time to move to (never back)' }) });
+export const AdvanceClockResponse = Type.Object({
+  now: Timestamp,
+  offset_seconds: Type.Integer({ minimum: 0 }),
+  subscription: Type.Union([Subscription, Type.Null()]),
+  limits: Limits,
+});

@@ -6,6 +6,9 @@ import { createCheckoutService } from './checkout/checkout.service.js';
 import { createInvoiceIssuer } from './invoices/invoices.issue.js';
 import { createInvoicesService } from './invoices/invoices.service.js';
 import { createProfileService } from './profile/profile.service.js';
+import { createDunning } from './collection/collection.dunning.js';
+import { createCollectionService } from './collection/collection.service.js';
+import { createPaymentMethodsService } from './payment-methods/payment-methods.service.js';
 import { createSubscriptionsService } from './subscriptions/subscriptions.service.js';
 
 export type { CallbackResult, ProviderOutcome } from './checkout/checkout.service.js';
@@ -26,7 +29,10 @@ export function createBillingService(deps: BillingDeps) {
   const fulfilment = createFulfilment({ ...deps, subscriptions, coupons, invoices: invoiceIssuer });
   const invoices = createInvoicesService(deps);
   const profile = createProfileService(deps);
-  const checkout = createCheckoutService({ ...deps, subscriptions, coupons, fulfilment });
+  const paymentMethods = createPaymentMethodsService(deps);
+  const dunning = createDunning({ ...deps, subscriptions });
+  const checkout = createCheckoutService({ ...deps, subscriptions, coupons, fulfilment, dunning, cards: paymentMethods });
+  const collection = createCollectionService({ ...deps, subscriptions, settle: checkout.settle });
 
   return {
     /** Rules shared with the parts composed outside this service (refunds, reconciliation, notices). */
@@ -36,6 +42,7 @@ export function createBillingService(deps: BillingDeps) {
       subscriptionUpdated: subscriptions.subscriptionUpdated,
       subscriptionResponse: subscriptions.subscriptionResponse,
       lockedSubscription: subscriptions.lockedSubscription,
+      chargeFailed: dunning.chargeFailed,
       assertInstanceAdmin,
     },
 
@@ -51,6 +58,13 @@ export function createBillingService(deps: BillingDeps) {
     runLifecycle: subscriptions.runLifecycle,
     planInEffect: subscriptions.planInEffect,
     events: subscriptions.events,
+
+    listPaymentMethods: paymentMethods.list,
+    removePaymentMethod: paymentMethods.remove,
+    makeDefaultPaymentMethod: paymentMethods.makeDefault,
+    runCardNotices: paymentMethods.runExpiring,
+    retryNow: collection.retryNow,
+    runCollection: collection.run,
 
     checkout: checkout.checkout,
     handleCallback: checkout.handleCallback,

@@ -1,6 +1,6 @@
 import { iso, isoOrNull } from '../../kernel/time.js';
 import type { BillingParty } from '../../db/tables/billing.js';
-import type { CouponRow, InvoiceRow, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
+import type { CouponRow, InvoiceRow, PaymentMethodRow, PaymentRow, PlanRow, SubscriptionRow } from './billing.repository.js';
 
 /** Row -> API shape. Field names of the subscription, limits and invoice are the spec's, letter for letter. */
 
@@ -43,6 +43,24 @@ export const subscriptionView = (s: SubscriptionRow) => ({
   current_period_end: iso(s.current_period_end),
   cancel_at_period_end: s.cancel_at_period_end,
   scheduled_plan_slug: s.scheduled_plan_slug,
+  dunning: dunningView(s),
+});
+
+/** 19.3: the unpaid period's collection while past_due or suspended, else null. */
+export const dunningView = (s: SubscriptionRow) =>
+  s.status === 'past_due' || s.status === 'suspended'
+    ? { attempts: s.dunning_attempts, next_retry_at: isoOrNull(s.next_retry_at), last_failure_reason: s.last_failure_reason }
+    : null;
+
+/** 19.1: a stored card, never its provider token. */
+export const paymentMethodView = (m: PaymentMethodRow) => ({
+  id: m.id,
+  brand: m.brand,
+  last4: m.last4,
+  exp_month: m.exp_month,
+  exp_year: m.exp_year,
+  is_default: m.is_default,
+  created_at: iso(m.created_at),
 });
 
 export const paymentView = (p: PaymentRow) => ({
@@ -55,6 +73,7 @@ export const paymentView = (p: PaymentRow) => ({
   discount_amount: p.discount_amount,
   currency: p.currency,
   coupon_code: p.coupon_code,
+  kind: p.kind,
   status: p.status,
   failure_reason: p.failure_reason,
   refunded_amount: p.refunded_amount,

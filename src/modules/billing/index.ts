@@ -9,3 +9,5 @@ export { createRefundsService, type RefundsService } from './refunds/refunds.ser
 export { createReconcileService, type ReconcileService } from './refunds/refunds.reconcile.js';
 export { databaseSandboxStore } from './provider/provider.sandbox-store.js';
 export { createNoticesService } from './subscriptions/subscriptions.notices.js';
+export { createBillingTime } from './test-clock/test-clock.time.js';
+export { createTestClockService, type TestClockService } from './test-clock/test-clock.service.js';

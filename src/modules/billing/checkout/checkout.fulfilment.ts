@@ -38,6 +38,8 @@ export function createFulfilment(deps: FulfilmentDeps) {
     const start = renewalStart(current, payment.plan_slug, now);
     const end = addInterval(start, payment.billing_interval);
     const earlyRenewal = start.getTime() !== now.getTime();
+    // Only a period still running keeps its start (the paid time extends it); an ended one is followed by the new one.
+    const keepsStart = current !== undefined && current.status === 'active' && current.plan_slug === payment.plan_slug && current.current_period_end > now;
     const fields = {
       plan_slug: payment.plan_slug,
       status: 'active' as const,
@@ -50,6 +52,10 @@ export function createFulfilment(deps: FulfilmentDeps) {
       scheduled_plan_slug: null,
       scheduled_billing_interval: null,
       scheduled_amount_per_period: null,
+      // Paid: out of dunning (19.3).
+      dunning_attempts: 0,
+      next_retry_at: null,
+      last_failure_reason: null,
       updated_at: now,
     };
     let subscription: SubscriptionRow;
@@ -73,7 +79,7 @@ export function createFulfilment(deps: FulfilmentDeps) {
       // Early renewal keeps the running period's start: the paid time simply extends to the new end.
       subscription = await repo.updateSubscription(tx, payment.workspace_id, current.id, {
         ...fields,
-        current_period_start: earlyRenewal ? current.current_period_start : start,
+        current_period_start: keepsStart ? current.current_period_start : start,
       });
     }
     await subscriptionUpdated(tx, subscription, current?.status ?? null, now);

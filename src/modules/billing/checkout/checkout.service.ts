@@ -10,6 +10,8 @@ import { classifyChange, prorationCredit, upgradeCharge } from '../subscriptions
 import { planOrThrow } from '../catalog/catalog.plans.js';
 import type { BillingDeps } from '../billing.deps.js';
 import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
+import type { Dunning } from '../collection/collection.dunning.js';
+import type { PaymentMethodsService } from '../payment-methods/payment-methods.service.js';
 import { invoiceView, paymentView } from '../billing.views.js';
 import { PaytrError, parseCallback } from '../provider/paytr/index.js';
 
@@ -22,8 +24,12 @@ export interface ProviderOutcome {
   failedReason: string | null;
   testMode?: boolean | null;
   paymentType?: string | null;
-  /** `callback` or `reconciliation`: written to the audit event. */
-  source: 'callback' | 'reconciliation';
+  /** The provider's user token of a card stored by this payment (checkout with save_card, 19.1). */
+  utoken?: string | null;
+  /** A failed charge the provider may retry (PayTR try_again); false: a final decline, dunning stops (19.3). */
+  tryAgain?: boolean;
+  /** `callback`, `reconciliation` or `charge` (a stored-card charge's answer): written to the audit event. */
+  source: 'callback' | 'reconciliation' | 'charge';
 }
 
 export interface CallbackResult {
@@ -36,18 +42,22 @@ const returnUrls = (base: string) => ({ okUrl: `${base}/billing/return/ok`, fail
 
 export interface CheckoutDeps extends Pick<
   BillingDeps,
-  'db' | 'repo' | 'clock' | 'identity' | 'provider' | 'credentials' | 'publicBaseUrl' | 'log' | 'outbox'
+  'db' | 'repo' | 'clock' | 'time' | 'identity' | 'provider' | 'credentials' | 'publicBaseUrl' | 'log' | 'outbox'
 > {
   subscriptions: Pick<SubscriptionsService, 'currentSubscription'>;
   coupons: Pick<CouponsService, 'checkCoupon'>;
   fulfilment: Fulfilment;
+  /** What a failed renewal or retry does to the subscription. */
+  dunning: Dunning;
+  /** Stores the cards a paid checkout with save_card left at the provider. */
+  cards: Pick<PaymentMethodsService, 'syncCards'>;
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;
 
 /** Checkout (the provider's token request), the provider's callback and the payments and invoices it leaves. */
 export function createCheckoutService(deps: CheckoutDeps) {
-  const { db, repo, clock, identity, log } = deps;
+  const { db, repo, time, identity, log } = deps;
   const { currentSubscription } = deps.subscriptions;
   const { checkCoupon } = deps.coupons;
   const { fulfil } = deps.fulfilment;
@@ -60,12 +70,12 @@ export function createCheckoutService(deps: CheckoutDeps) {
    */
   async function settle(merchantOid: string, o: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'> {
     return db.transaction().execute(async (tx) => {
-      const now = clock.now();
       const payment = await repo.findPaymentByOid(tx, merchantOid);
       if (!payment) {
         log.warn({ merchantOid, source: o.source }, 'billing: provider notification for an unknown merchant_oid');
         return 'unknown';
       }
+      const now = await time.now(tx, payment.workspace_id);
       let status = o.status;
       let reason: string | null = o.failedReason;
       if (o.status === 'success' && (o.totalAmount !== payment.amount || (o.currency !== null && o.currency !== payment.currency))) {
@@ -99,19 +109,31 @@ export function createCheckoutService(deps: CheckoutDeps) {
         type: status === 'success' ? 'payment.succeeded' : 'payment.failed',
         data: paymentView(settled),
       });
-      if (status === 'success') await fulfil(tx, settled, now);
-      else if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid, reason, source: o.source }, 'billing: provider amount differs from the payment');
+      if (status === 'success') {
+        if (settled.save_card && o.utoken) await repo.keepUtoken(tx, settled.workspace_id, o.utoken, now);
+        await fulfil(tx, settled, now);
+      } else if (settled.kind !== 'checkout') {
+        await deps.dunning.chargeFailed(tx, settled, { reason: reason ?? 'declined', tryAgain: o.tryAgain ?? true }, now);
+      }
+      if (status === 'success') return 'settled';
+      if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid, reason, source: o.source }, 'billing: provider amount differs from the payment');
       else log.info({ merchantOid, reason }, 'billing: payment failed');
       return 'settled';
     });
   }
 
   return {
-    async checkout(actor: Actor, slug: string, input: { plan_slug: string; billing_interval: BillingInterval; coupon_code?: string }, ctx: { ip: string }) {
+    async checkout(
+      actor: Actor,
+      slug: string,
+      input: { plan_slug: string; billing_interval: BillingInterval; coupon_code?: string; save_card?: boolean },
+      ctx: { ip: string },
+    ) {
       const user = await identity.me(actor);
-      const payment = await db.transaction().execute(async (tx) => {
+      const saveCard = input.save_card ?? true;
+      const { payment, utoken } = await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'billing', tx);
-        const now = clock.now();
+        const now = await time.now(tx, ws.workspaceId);
         const plan = await planOrThrow(repo, input.plan_slug, tx);
         if (!plan.is_active) throw invalid('/plan_slug', `the ${plan.name} plan is retired and cannot be bought`);
         const price = priceFor(plan, input.billing_interval);
@@ -152,6 +174,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
           created_at: now,
           paid_at: amount === 0 ? now : null,
           updated_at: now,
+          save_card: saveCard && amount > 0,
+          user_ip: ctx.ip,
         });
         await recordEvent(repo, tx, {
           workspaceId: ws.workspaceId,
@@ -163,7 +187,7 @@ export function createCheckoutService(deps: CheckoutDeps) {
         });
         // Nothing to charge: no provider round trip, the subscription is active at once.
         if (amount === 0) await fulfil(tx, row, now);
-        return row;
+        return { payment: row, utoken: saveCard ? await repo.findUtoken(tx, ws.workspaceId) : null };
       });
 
       const session = { merchant_oid: payment.merchant_oid, amount: payment.amount, currency: payment.currency, proration_credit: payment.proration_credit };
@@ -184,13 +208,15 @@ export function createCheckoutService(deps: CheckoutDeps) {
           userPhone: '0000000000',
           basket: [{ name: `${plan.name} plan, 1 ${payment.billing_interval}`, amount: payment.amount, quantity: 1 }],
           ...returnUrls(deps.publicBaseUrl),
+          storeCard: payment.save_card,
+          utoken,
         });
         return { iframe_token: token.token, iframe_url: token.iframeUrl, ...session };
       } catch (error) {
         const reason = error instanceof PaytrError ? error.reason : 'unexpected error';
         if (!(error instanceof PaytrError)) log.error({ err: error, merchantOid: payment.merchant_oid }, 'billing: token request crashed');
         await db.transaction().execute(async (tx) => {
-          const now = clock.now();
+          const now = await time.now(tx, payment.workspace_id);
           const failed = await repo.failPendingPayment(tx, payment.workspace_id, payment.id, `provider_error: ${reason}`, now);
           if (failed) {
             await recordEvent(repo, tx, {
@@ -229,9 +255,18 @@ export function createCheckoutService(deps: CheckoutDeps) {
         failedReason,
         testMode: p.testMode,
         paymentType: p.paymentType,
+        utoken: p.utoken,
         source: 'callback',
       });
       if (result === 'unknown') return { status: 404, text: 'UNKNOWN MERCHANT_OID' };
+      if (p.status === 'success' && p.utoken) {
+        // The card this payment stored becomes the default (19.1). Until it is listed, the provider is told to try
+        // the notification again (anything but OK), and settle's idempotency makes the repeat harmless.
+        const payment = await repo.findPaymentByOid(db, p.merchantOid);
+        if (payment?.save_card && payment.status === 'success' && !(await deps.cards.syncCards(payment.workspace_id))) {
+          return { status: 200, text: 'CARD NOT STORED YET' };
+        }
+      }
       return { status: 200, text: 'OK' };
     },
 

@@ -84,6 +84,8 @@ export function createReconcileService(deps: ReconcileDeps) {
         at: now,
       });
       await deps.outbox.record(tx, { workspaceId: failed.workspace_id, type: 'payment.failed', data: paymentView(failed) });
+      // A renewal or retry the provider never took: a failed charge for dunning (19.2), never charged again blindly.
+      await deps.billing.internals.chargeFailed(tx, failed, { reason: 'expired', tryAgain: true }, now);
       log.info({ merchantOid: row.merchant_oid }, 'billing: pending payment expired (unknown to the provider after the timeout)');
       return 'expired' as const;
     });

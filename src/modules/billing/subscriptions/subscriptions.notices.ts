@@ -33,14 +33,15 @@ const KINDS = [
 export function createNoticesService(deps: NoticeDeps) {
   const { db, repo, clock } = deps;
   return {
-    async run(): Promise<{ renewal_upcoming: number; trial_will_end: number }> {
+    /** `scope`: one workspace at its own billing time (a test clock's); else every other workspace, now. */
+    async run(scope?: { workspaceId: string; now: Date }): Promise<{ renewal_upcoming: number; trial_will_end: number }> {
       const sent = { renewal_upcoming: 0, trial_will_end: 0 };
       for (const { kind, type } of KINDS) {
         const lead = (kind === 'trial_will_end' ? TRIAL_NOTICE_DAYS : deps.renewalNoticeDays) * DAY_MS;
         for (;;) {
           const { claimed, n } = await db.transaction().execute(async (tx) => {
-            const now = clock.now();
-            const rows = await repo.claimNoticeDue(tx, kind, now, addMs(now, lead), BATCH);
+            const now = scope?.now ?? clock.now();
+            const rows = await repo.claimNoticeDue(tx, kind, now, addMs(now, lead), BATCH, scope?.workspaceId);
             let n = 0;
             for (const sub of rows) {
               const recorded = await repo.insertNotice(tx, {

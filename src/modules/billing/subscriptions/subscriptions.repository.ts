@@ -24,22 +24,37 @@ export function subscriptionsRepository() {
       return q.executeTakeFirst();
     },
 
-    /** Subscriptions with a transition due, claimed so that another instance skips them. */
-    claimDueSubscriptions(tx: Executor, now: Date, graceCutoff: Date, limit: number) {
-      return tx
-        .selectFrom('subscriptions')
-        .selectAll()
+    /**
+     * Subscriptions with a transition due, claimed so that another instance skips them. An active one that renews
+     * with its default card is the collection job's (19.2), not a transition. `workspaceId`: one workspace (a test
+     * clock's); else every workspace without a test clock (those run on their own time).
+     */
+    claimDueSubscriptions(tx: Executor, now: Date, graceCutoff: Date, limit: number, workspaceId?: string) {
+      let q = tx
+        .selectFrom('subscriptions as s')
+        .selectAll('s')
         .where((eb) =>
           eb.or([
-            eb.and([eb('status', 'in', ['trialing', 'active']), eb('current_period_end', '<=', now)]),
-            eb.and([eb('status', '=', 'past_due'), eb('current_period_end', '<=', graceCutoff)]),
+            eb.and([eb('s.status', '=', 'trialing'), eb('s.current_period_end', '<=', now)]),
+            eb.and([
+              eb('s.status', '=', 'active'),
+              eb('s.current_period_end', '<=', now),
+              eb.or([
+                eb('s.cancel_at_period_end', '=', true),
+                eb.not(
+                  eb.exists(
+                    eb.selectFrom('payment_methods as pm').select('pm.id').whereRef('pm.workspace_id', '=', 's.workspace_id').where('pm.is_default', '=', true),
+                  ),
+                ),
+              ]),
+            ]),
+            eb.and([eb('s.status', '=', 'past_due'), eb('s.current_period_end', '<=', graceCutoff)]),
           ]),
-        )
-        .orderBy('current_period_end')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
+        );
+      q = workspaceId
+        ? q.where('s.workspace_id', '=', workspaceId)
+        : q.where((eb) => eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))));
+      return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
     },
 
     insertSubscription(tx: Executor, row: Insertable<Database['subscriptions']>) {
@@ -70,7 +85,7 @@ export function subscriptionsRepository() {
      * Subscriptions due a notice of `kind` (period end within `lead` of now, not yet noticed for this period),
      * claimed with SKIP LOCKED so instances share the work.
      */
-    claimNoticeDue(tx: Executor, kind: 'renewal_upcoming' | 'trial_will_end', now: Date, horizon: Date, limit: number) {
+    claimNoticeDue(tx: Executor, kind: 'renewal_upcoming' | 'trial_will_end', now: Date, horizon: Date, limit: number, workspaceId?: string) {
       let q = tx
         .selectFrom('subscriptions as s')
         .selectAll('s')
@@ -90,6 +105,9 @@ export function subscriptionsRepository() {
           ),
         );
       q = kind === 'trial_will_end' ? q.where('s.status', '=', 'trialing') : q.where('s.status', '=', 'active').where('s.cancel_at_period_end', '=', false);
+      q = workspaceId
+        ? q.where('s.workspace_id', '=', workspaceId)
+        : q.where((eb) => eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))));
       return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
     },
 

@@ -15,18 +15,32 @@ const LIFECYCLE_BATCH = 100;
 export type SubscriptionsService = ReturnType<typeof createSubscriptionsService>;
 
 /** A workspace's subscription: reading it (transitions applied on read), trial, cancel, and the lifecycle job. */
-export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'clock' | 'identity' | 'graceDays' | 'outbox'>) {
-  const { db, repo, clock, identity, graceDays } = deps;
+export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'clock' | 'identity' | 'graceDays' | 'outbox' | 'time'>) {
+  const { db, repo, clock, identity, graceDays, time } = deps;
+
+  /**
+   * An active period that ended and does not cancel is renewed by charging the default card (19.2): with one, the
+   * period's end is the renewal charge's business, not a transition. Asked only when it matters (rarely).
+   */
+  async function autoRenews(tx: Executor, row: SubscriptionRow, now: Date): Promise<boolean> {
+    if (row.status !== 'active' || row.cancel_at_period_end || row.current_period_end > now) return false;
+    return (await repo.findDefaultPaymentMethod(tx, row.workspace_id)) !== undefined;
+  }
 
   /** Writes down every transition that is due (the row must be locked by the caller), once, with an audit event each. */
   async function applyDue(tx: Executor, row: SubscriptionRow, now: Date): Promise<SubscriptionRow> {
     row = await applyScheduledChange(tx, row, now);
-    const { state, transitions } = dueTransitions(row, now, graceDays);
+    const { state, transitions } = dueTransitions(row, now, graceDays, { autoRenew: await autoRenews(tx, row, now) });
     if (transitions.length === 0) return row;
     const last = transitions[transitions.length - 1]!;
+    const enteredDunning = row.status === 'active' && transitions.some((t) => t.to === 'past_due');
     const updated = await repo.updateSubscription(tx, row.workspace_id, row.id, {
       status: state.status,
       canceled_at: state.status === 'canceled' ? (row.canceled_at ?? last.at) : row.canceled_at,
+      // No card to charge at the period end: past_due with nothing attempted and no retry scheduled (19.3).
+      ...(enteredDunning ? { dunning_attempts: 0, next_retry_at: null, last_failure_reason: null } : {}),
+      // The grace period is over: no retry is made after it.
+      ...(state.status !== 'past_due' ? { next_retry_at: null } : {}),
       updated_at: now,
     });
     await subscriptionUpdated(tx, updated, row.status, now);
@@ -110,7 +124,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     async getSubscription(actor: Actor, slug: string) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'read', tx);
-        const now = clock.now();
+        const now = await time.now(tx, ws.workspaceId);
         return subscriptionResponse(tx, await currentSubscription(tx, ws.workspaceId, now), now);
       });
     },
@@ -118,7 +132,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     async startTrial(actor: Actor, slug: string, input: { plan_slug: string }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'billing', tx);
-        const now = clock.now();
+        const now = await time.now(tx, ws.workspaceId);
         await repo.lockWorkspace(tx, ws.workspaceId);
         const plan = await planOrThrow(repo, input.plan_slug, tx);
         if (!plan.is_active || plan.trial_days <= 0) throw invalid('/plan_slug', `the ${plan.name} plan has no trial`);
@@ -162,7 +176,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     async cancel(actor: Actor, slug: string, input: { immediate: boolean }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'billing', tx);
-        const now = clock.now();
+        const now = await time.now(tx, ws.workspaceId);
         await repo.lockWorkspace(tx, ws.workspaceId);
         const current = await lockedSubscription(tx, ws.workspaceId, now);
         if (!current || current.status === 'canceled' || current.status === 'expired') {
@@ -209,14 +223,15 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
 
     /**
      * The periodic job: claims due subscriptions in batches with FOR UPDATE SKIP LOCKED, so any number of instances
-     * can run it at once and each transition is written exactly once.
+     * can run it at once and each transition is written exactly once. `scope`: one workspace at its own billing time
+     * (a test clock's); else every workspace without a test clock, at the real time.
      */
-    async runLifecycle(): Promise<{ transitioned: number }> {
+    async runLifecycle(scope?: { workspaceId: string; now: Date }): Promise<{ transitioned: number }> {
       let transitioned = 0;
       for (;;) {
         const { claimed, changed } = await db.transaction().execute(async (tx: Tx) => {
-          const now = clock.now();
-          const rows = await repo.claimDueSubscriptions(tx, now, addMs(now, -graceDays * DAY_MS), LIFECYCLE_BATCH);
+          const now = scope?.now ?? clock.now();
+          const rows = await repo.claimDueSubscriptions(tx, now, addMs(now, -graceDays * DAY_MS), LIFECYCLE_BATCH, scope?.workspaceId);
           let n = 0;
           for (const row of rows) if ((await applyDue(tx, row, now)) !== row) n++;
           return { claimed: rows.length, changed: n };

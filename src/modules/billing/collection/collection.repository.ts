@@ -1,0 +1,117 @@
+import type { Insertable } from 'kysely';
+import type { Executor } from '../../../db/database.js';
+import type { Database } from '../../../db/schema.js';
+
+/** Queries of automatic collection (contract 19.2, 19.3): the charges due, and the payment that makes each once. */
+export type CollectionRepository = ReturnType<typeof collectionRepository>;
+
+export function collectionRepository() {
+  return {
+    /**
+     * Subscriptions whose renewal charge or dunning retry is due at `now`, with a default card, claimed with SKIP
+     * LOCKED so that instances share them. `workspaceId`: one workspace (a test clock's); else every workspace
+     * without a test clock (those run on their own time).
+     */
+    claimChargesDue(tx: Executor, now: Date, limit: number, workspaceId?: string) {
+      let q = tx
+        .selectFrom('subscriptions as s')
+        .selectAll('s')
+        .where((eb) =>
+          eb.or([
+            eb.and([
+              eb('s.status', '=', 'active'),
+              eb('s.cancel_at_period_end', '=', false),
+              eb('s.current_period_end', '<=', now),
+              eb.or([eb('s.renewal_charged_for', 'is', null), eb('s.renewal_charged_for', '<>', eb.ref('s.current_period_end'))]),
+            ]),
+            eb.and([eb('s.status', '=', 'past_due'), eb('s.next_retry_at', '<=', now)]),
+          ]),
+        )
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('payment_methods as pm')
+              .select('pm.id')
+              .whereRef('pm.workspace_id', '=', 's.workspace_id')
+              .where('pm.is_default', '=', true),
+          ),
+        );
+      q = workspaceId
+        ? q.where('s.workspace_id', '=', workspaceId)
+        : q.where((eb) => eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))));
+      return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
+    },
+
+    /** The payment of one charge; undefined when its key was already used (the charge exists: never a second). */
+    insertChargePayment(tx: Executor, row: Insertable<Database['payments']> & { charge_key: string }) {
+      return tx
+        .insertInto('payments')
+        .values(row)
+        .onConflict((oc) => oc.column('charge_key').where('charge_key', 'is not', null).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    findPaymentByChargeKey(tx: Executor, chargeKey: string) {
+      return tx.selectFrom('payments').selectAll().where('charge_key', '=', chargeKey).executeTakeFirst();
+    },
+
+    /** Pending charges (renewal, retry) whose provider call may never have been made or answered, for a workspace. */
+    listPendingCharges(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('payments')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'pending')
+        .where('kind', '<>', 'checkout')
+        .execute();
+    },
+
+    /** Records the provider's final-decline flag of a failed charge. */
+    async setTryAgain(tx: Executor, workspaceId: string, paymentId: string, tryAgain: boolean) {
+      await tx.updateTable('payments').set({ try_again: tryAgain }).where('workspace_id', '=', workspaceId).where('id', '=', paymentId).execute();
+    },
+
+    /**
+     * Who a charge without the customer present is for (PayTR requires an e-mail and a name): the billing profile's
+     * e-mail and legal name, else the user who last checked out.
+     */
+    async chargeContact(tx: Executor, workspaceId: string): Promise<{ email: string | null; name: string | null; ip: string | null }> {
+      const profile = await tx.selectFrom('billing_profiles').select(['email', 'legal_name']).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      const buyer = await tx
+        .selectFrom('payments as p')
+        .innerJoin('users as u', 'u.id', 'p.created_by')
+        .select(['u.email', 'u.display_name', 'p.user_ip'])
+        .where('p.workspace_id', '=', workspaceId)
+        .where('p.kind', '=', 'checkout')
+        .orderBy('p.created_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return { email: profile?.email ?? buyer?.email ?? null, name: profile?.legal_name ?? buyer?.display_name ?? null, ip: buyer?.user_ip ?? null };
+    },
+
+    // ---- test clocks (19.7) ----
+
+    findClockOffset(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('billing_test_clocks')
+        .select('offset_seconds')
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst()
+        .then((r) => (r ? Number(r.offset_seconds) : 0));
+    },
+
+    async setClockOffset(tx: Executor, workspaceId: string, offsetSeconds: number, now: Date) {
+      await tx
+        .insertInto('billing_test_clocks')
+        .values({ workspace_id: workspaceId, offset_seconds: offsetSeconds, updated_at: now })
+        .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ offset_seconds: offsetSeconds, updated_at: now }))
+        .execute();
+    },
+
+    /** Every workspace on a test clock (the sandbox's background duties run them on their own time). */
+    listClocks(tx: Executor) {
+      return tx.selectFrom('billing_test_clocks').select(['workspace_id', 'offset_seconds']).execute();
+    },
+  };
+}
