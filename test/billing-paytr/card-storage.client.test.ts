@@ -145,9 +145,7 @@ describe('PayTR client: recurring charge of a stored card', () => {
       merchant_fail_url: CHARGE.failUrl,
     });
     expect(decodeDirectBasket(form.user_basket as string)).toEqual([['Pro plan (month) "renewal" & more', '299.00', 1]]);
-    expect(form.paytr_token).toBe(
-      hmac(`${CREDS.merchantId}203.0.113.7${CHARGE.merchantOid}${CHARGE.email}299.00card0TL11${CREDS.merchantSalt}`),
-    );
+    expect(form.paytr_token).toBe(hmac(`${CREDS.merchantId}203.0.113.7${CHARGE.merchantOid}${CHARGE.email}299.00card0TL11${CREDS.merchantSalt}`));
     expect(req?.body).not.toContain(CREDS.merchantKey);
     expect(req?.body).not.toContain(CREDS.merchantSalt);
     expect(form).not.toHaveProperty('card_number');
