@@ -60,6 +60,8 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
         REDIS_URL,
         REDIS_PREFIX: redisPrefix,
         JOB_INTERVAL_MS: '150',
+        // A renewal charge whose answer died with its instance is asked about at once (contract 13, 19.2).
+        PAYMENT_RECONCILE_AFTER_S: '1',
         LOG_LEVEL: 'warn',
         API_RATE_LIMIT: '1000000',
         RATE_LIMIT_SIGNUPS: '1000000',
@@ -116,6 +118,18 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
       due.push(w);
     }
 
+    // Paid subscriptions with a stored card (contract 19.1), each bought through one instance's sandbox page.
+    const paid = [];
+    for (let i = 0; i < 16; i++) {
+      const api = i % 2 ? apiA : apiB;
+      const w = await createWorkspace(api, ws.admin);
+      const session = await api.post(`/api/workspaces/${w.slug}/billing/checkout/`, { plan_slug: 'pro', billing_interval: 'month' }, { token: w.admin.token });
+      expect(session.status, session.text).toBe(201);
+      const pay = await fetch(`${session.body.iframe_url}/pay`, { method: 'POST', redirect: 'manual' });
+      expect(pay.status).toBe(303);
+      paid.push(w);
+    }
+
     // Writers: issues created alternately through every live instance; a 201 is an acknowledged write.
     const acknowledged: string[] = [];
     let live = [apiA, apiB];
@@ -144,6 +158,16 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
       await db.query(
         `UPDATE subscriptions SET current_period_start = now() - interval '15 days', current_period_end = now() - interval '1 minute' WHERE workspace_id = ANY($1)`,
         [ids],
+      );
+      // ... and every paid period ends now: both instances' collection jobs race to charge the stored cards.
+      const paidIds = paid.map((w) => w.workspaceId);
+      await db.query(
+        `UPDATE subscriptions SET current_period_start = date_trunc('second', now()) - interval '1 month', current_period_end = date_trunc('second', now()) - interval '1 minute' WHERE workspace_id = ANY($1)`,
+        [paidIds],
+      );
+      const ends = await db.query<{ workspace_id: string; end: Date }>(
+        'SELECT workspace_id, current_period_end AS end FROM subscriptions WHERE workspace_id = ANY($1)',
+        [paidIds],
       );
       await sleep(200);
 
@@ -190,7 +214,44 @@ describe.runIf(enabled)('several instances on one PostgreSQL and Redis', () => {
       // Every acknowledged issue, plus at most the writes cut off in flight (committed, but the answer never came back).
       expect(list.body.total).toBeGreaterThanOrEqual(acknowledged.length);
       expect(list.body.total).toBeLessThanOrEqual(acknowledged.length + failed);
-      console.log(`instances: ${acknowledged.length} acknowledged writes, ${failed} refused or cut off, ${ids.length} lifecycle transitions`);
+
+      // Every due renewal charged exactly once at the provider, whatever died mid-charge: a charge whose answer was
+      // lost with B is settled by reconciliation on C (the provider's status query), never charged again.
+      let renewals: { workspace_id: string; status: string; charges: number }[] = [];
+      for (let i = 0; i < 150; i++) {
+        renewals = (
+          await db.query<{ workspace_id: string; status: string; charges: number }>(
+            `SELECT p.workspace_id, p.status, (SELECT count(*)::int FROM sandbox_charges c WHERE c.merchant_oid = p.merchant_oid) AS charges
+               FROM payments p WHERE p.kind = 'renewal' AND p.workspace_id = ANY($1)`,
+            [paidIds],
+          )
+        ).rows;
+        if (renewals.length === paidIds.length && renewals.every((r) => r.status !== 'pending')) break;
+        await sleep(200);
+      }
+      expect(renewals.map((r) => r.workspace_id).sort()).toEqual([...paidIds].sort());
+      // A charge recorded but never sent (B died between the commit and the provider call) stays pending until the
+      // order timeout; every other one succeeded, each with exactly one charge at the provider.
+      for (const r of renewals) expect(r.status === 'success' ? r.charges : r.status === 'pending' ? r.charges : -1).toBe(r.status === 'success' ? 1 : 0);
+      const perCard = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM sandbox_charges c JOIN payment_customers pc ON pc.utoken = c.utoken WHERE pc.workspace_id = ANY($1) GROUP BY pc.workspace_id`,
+        [paidIds],
+      );
+      expect(perCard.rows.every((r) => r.n === 1)).toBe(true);
+      const renewed = await db.query<{ workspace_id: string; start: Date; status: string }>(
+        'SELECT workspace_id, current_period_start AS start, status FROM subscriptions WHERE workspace_id = ANY($1)',
+        [paidIds],
+      );
+      const endOf = new Map(ends.rows.map((r) => [r.workspace_id, r.end.getTime()]));
+      for (const r of renewed.rows) {
+        const settled = renewals.find((x) => x.workspace_id === r.workspace_id)!;
+        if (settled.status === 'success')
+          expect({ status: r.status, start: r.start.getTime() }).toEqual({ status: 'active', start: endOf.get(r.workspace_id) });
+      }
+      const pendingLeft = renewals.filter((r) => r.status === 'pending').length;
+      console.log(
+        `instances: ${acknowledged.length} acknowledged writes, ${failed} refused or cut off, ${ids.length} lifecycle transitions, ${paidIds.length - pendingLeft} renewals charged once (${pendingLeft} cut off before the provider call)`,
+      );
     } finally {
       stop = true;
       await db.end();
