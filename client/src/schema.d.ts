@@ -473,6 +473,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/billing/payment-methods/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stored cards of the workspace, newest first (admin) */
+        get: operations["listPaymentMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/payment-methods/{methodId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a stored card at the provider and here; the newest remaining card becomes the default (admin) */
+        delete: operations["deletePaymentMethod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/payment-methods/{methodId}/default/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a stored card the default that renewals and retries charge (admin) */
+        post: operations["defaultPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/billing/payments/": {
         parameters: {
             query?: never;
@@ -525,6 +576,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/billing/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Charge the default card now for a past_due or suspended subscription (admin) */
+        post: operations["retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/billing/subscription/": {
         parameters: {
             query?: never;
@@ -536,6 +604,40 @@ export interface paths {
         get: operations["getSubscription"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/test-clock/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's billing time on the sandbox (admin) */
+        get: operations["getTestClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/billing/test-clock/advance/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the workspace's billing time forward, running every billing duty due meanwhile (admin, sandbox) */
+        post: operations["advance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1858,6 +1960,11 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             id: string;
+                            /**
+                             * @description checkout; the renewal charge of a period; a dunning retry (19.2, 19.3)
+                             * @enum {unknown}
+                             */
+                            kind: "checkout" | "renewal" | "retry";
                             /** @description Plan price before discount, in minor units (29900 = 299.00) */
                             list_amount: number;
                             merchant_oid: string;
@@ -2015,6 +2122,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         id: string;
+                        /**
+                         * @description checkout; the renewal charge of a period; a dunning retry (19.2, 19.3)
+                         * @enum {unknown}
+                         */
+                        kind: "checkout" | "renewal" | "retry";
                         /** @description Plan price before discount, in minor units (29900 = 299.00) */
                         list_amount: number;
                         merchant_oid: string;
@@ -5399,6 +5511,15 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             current_period_start: string;
+                            /** @description Collection of the unpaid period while past_due or suspended (19.3); null otherwise */
+                            dunning: {
+                                /** @description Failed charges of the unpaid period, the renewal charge included (0: there was no card to charge) */
+                                attempts: number;
+                                /** @description The provider's reason for the last failed charge */
+                                last_failure_reason: string | null;
+                                /** @description The next scheduled retry of the default card; null when none is left */
+                                next_retry_at: string | null;
+                            } | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -5574,6 +5695,11 @@ export interface operations {
                     /** @description Coupon code (case-insensitive) */
                     coupon_code?: string;
                     plan_slug: string;
+                    /**
+                     * @description Store the card at the provider; once paid it becomes the default card the renewals charge (19.1)
+                     * @default true
+                     */
+                    save_card?: boolean;
                 };
             };
         };
@@ -6658,6 +6784,416 @@ export interface operations {
             };
         };
     };
+    listPaymentMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description visa, mastercard, troy, amex, ... */
+                        brand: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        exp_month: number;
+                        /** @description Four digits, such as 2030 */
+                        exp_year: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The card the renewals and retries charge */
+                        is_default: boolean;
+                        last4: string;
+                    }[];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    deletePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                methodId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The payment provider failed or refused */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    defaultPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                methodId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description visa, mastercard, troy, amex, ... */
+                        brand: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        exp_month: number;
+                        /** @description Four digits, such as 2030 */
+                        exp_year: number;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The card the renewals and retries charge */
+                        is_default: boolean;
+                        last4: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -6707,6 +7243,11 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             id: string;
+                            /**
+                             * @description checkout; the renewal charge of a period; a dunning retry (19.2, 19.3)
+                             * @enum {unknown}
+                             */
+                            kind: "checkout" | "renewal" | "retry";
                             /** @description Plan price before discount, in minor units (29900 = 299.00) */
                             list_amount: number;
                             merchant_oid: string;
@@ -7289,6 +7830,240 @@ export interface operations {
             };
         };
     };
+    retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        limits: {
+                            ai_tokens_monthly: number;
+                            /** @description Feature name -> included (time_tracking, custom_properties, ...) */
+                            features: {
+                                [key: string]: boolean;
+                            };
+                            is_active: boolean;
+                            /** @description -1 = unlimited */
+                            max_projects: number;
+                            max_storage_gb: number;
+                            /** @description -1 = unlimited */
+                            max_users: number;
+                            plan_name: string;
+                            plan_slug: string;
+                        };
+                        payment: {
+                            /** @description Amount charged (after discount), in minor units (29900 = 299.00) */
+                            amount: number;
+                            /**
+                             * @description Billing interval
+                             * @enum {unknown}
+                             */
+                            billing_interval: "month" | "year";
+                            coupon_code: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            currency: string;
+                            /** @description Coupon discount, in minor units (29900 = 299.00) */
+                            discount_amount: number;
+                            failure_reason: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /**
+                             * @description checkout; the renewal charge of a period; a dunning retry (19.2, 19.3)
+                             * @enum {unknown}
+                             */
+                            kind: "checkout" | "renewal" | "retry";
+                            /** @description Plan price before discount, in minor units (29900 = 299.00) */
+                            list_amount: number;
+                            merchant_oid: string;
+                            paid_at: string | null;
+                            plan_slug: string;
+                            /** @description Upgrade credit for the unused share of the previous plan, in minor units (29900 = 299.00) */
+                            proration_credit: number;
+                            /** @description Refunded so far, in minor units (29900 = 299.00) */
+                            refunded_amount: number;
+                            /** @enum {unknown} */
+                            status: "pending" | "success" | "failed" | "refunded";
+                        };
+                        subscription: {
+                            /** @description Amount per billing period (0 during a trial), in minor units (29900 = 299.00) */
+                            amount_per_period: number;
+                            /**
+                             * @description Billing interval
+                             * @enum {unknown}
+                             */
+                            billing_interval: "month" | "year";
+                            cancel_at_period_end: boolean;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            current_period_end: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            current_period_start: string;
+                            /** @description Collection of the unpaid period while past_due or suspended (19.3); null otherwise */
+                            dunning: {
+                                /** @description Failed charges of the unpaid period, the renewal charge included (0: there was no card to charge) */
+                                attempts: number;
+                                /** @description The provider's reason for the last failed charge */
+                                last_failure_reason: string | null;
+                                /** @description The next scheduled retry of the default card; null when none is left */
+                                next_retry_at: string | null;
+                            } | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            plan_slug: string;
+                            /** @description A downgrade that takes effect at current_period_end */
+                            scheduled_plan_slug: string | null;
+                            /** @enum {unknown} */
+                            status: "trialing" | "active" | "past_due" | "suspended" | "canceled" | "expired";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     getSubscription: {
         parameters: {
             query?: never;
@@ -7344,6 +8119,15 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             current_period_start: string;
+                            /** @description Collection of the unpaid period while past_due or suspended (19.3); null otherwise */
+                            dunning: {
+                                /** @description Failed charges of the unpaid period, the renewal charge included (0: there was no card to charge) */
+                                attempts: number;
+                                /** @description The provider's reason for the last failed charge */
+                                last_failure_reason: string | null;
+                                /** @description The next scheduled retry of the default card; null when none is left */
+                                next_retry_at: string | null;
+                            } | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -7360,6 +8144,339 @@ export interface operations {
             };
             /** @description Missing, unknown, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        now: string;
+                        /** @description How far this workspace's billing time runs ahead of the real clock */
+                        offset_seconds: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    advance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The billing time to move to (never back)
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        limits: {
+                            ai_tokens_monthly: number;
+                            /** @description Feature name -> included (time_tracking, custom_properties, ...) */
+                            features: {
+                                [key: string]: boolean;
+                            };
+                            is_active: boolean;
+                            /** @description -1 = unlimited */
+                            max_projects: number;
+                            max_storage_gb: number;
+                            /** @description -1 = unlimited */
+                            max_users: number;
+                            plan_name: string;
+                            plan_slug: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        now: string;
+                        offset_seconds: number;
+                        subscription: {
+                            /** @description Amount per billing period (0 during a trial), in minor units (29900 = 299.00) */
+                            amount_per_period: number;
+                            /**
+                             * @description Billing interval
+                             * @enum {unknown}
+                             */
+                            billing_interval: "month" | "year";
+                            cancel_at_period_end: boolean;
+                            currency: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            current_period_end: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            current_period_start: string;
+                            /** @description Collection of the unpaid period while past_due or suspended (19.3); null otherwise */
+                            dunning: {
+                                /** @description Failed charges of the unpaid period, the renewal charge included (0: there was no card to charge) */
+                                attempts: number;
+                                /** @description The provider's reason for the last failed charge */
+                                last_failure_reason: string | null;
+                                /** @description The next scheduled retry of the default card; null when none is left */
+                                next_retry_at: string | null;
+                            } | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            plan_slug: string;
+                            /** @description A downgrade that takes effect at current_period_end */
+                            scheduled_plan_slug: string | null;
+                            /** @enum {unknown} */
+                            status: "trialing" | "active" | "past_due" | "suspended" | "canceled" | "expired";
+                        } | null;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7490,6 +8607,15 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             current_period_start: string;
+                            /** @description Collection of the unpaid period while past_due or suspended (19.3); null otherwise */
+                            dunning: {
+                                /** @description Failed charges of the unpaid period, the renewal charge included (0: there was no card to charge) */
+                                attempts: number;
+                                /** @description The provider's reason for the last failed charge */
+                                last_failure_reason: string | null;
+                                /** @description The next scheduled retry of the default card; null when none is left */
+                                next_retry_at: string | null;
+                            } | null;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -18122,7 +19248,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
+                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, payment_method.expiring, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
                     event_types: string[];
                     /** @description Absolute http(s) URL without user info; hosts resolving to loopback, private, link-local, multicast or unspecified addresses are refused */
                     url: string;
@@ -18586,7 +19712,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
+                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, payment_method.expiring, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
                     event_types?: string[];
                     /** @description true turns it back on and clears disabled_reason */
                     is_active?: boolean;
