@@ -8,3 +8,12 @@ import type { WebhooksTables } from './tables/webhooks.js';
 
 /** The whole database, as Kysely sees it: one table-types file per module. */
 export interface Database extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables, TimeTrackingTables {}
+
+// The sandbox provider's stored cards and recurring charges (migration 1061): a block of its own, merged into the
+// interface above, so that it stays apart from the modules' tables.
+import type { SandboxCardsTable, SandboxChargesTable } from './tables/sandbox-cards.js';
+
+export interface Database {
+  sandbox_cards: SandboxCardsTable;
+  sandbox_charges: SandboxChargesTable;
+}

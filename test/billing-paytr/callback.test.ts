@@ -44,6 +44,7 @@ describe('parseCallback', () => {
         failedReasonMsg: null,
         testMode: true,
         paymentType: 'card',
+        utoken: null,
       },
     });
   });
@@ -60,8 +61,16 @@ describe('parseCallback', () => {
         failedReasonMsg: 'Kart limiti yetersiz',
         testMode: false,
         paymentType: 'card',
+        utoken: null,
       },
     });
+  });
+
+  it('reads the utoken of a notification that stored a card (outside the hash)', () => {
+    const result = parseCallback({ ...SUCCESS, utoken: 'UTOKabc123', ctoken: 'CTOKxyz' }, CREDS);
+    expect(result.ok && result.payload.utoken).toBe('UTOKabc123');
+    const blank = parseCallback({ ...SUCCESS, utoken: '  ' }, CREDS);
+    expect(blank.ok && blank.payload.utoken).toBeNull();
   });
 
   it('keeps other currencies as they are', () => {

@@ -29,8 +29,15 @@ export interface DemoBackend {
   addMember(slug: string, input: { email: string; role: 'admin' | 'member' | 'guest' }): Promise<void>;
 
   getSubscription(slug: string): Promise<{ status: string; plan_slug: string } | null>;
-  /** Checkout of a plan and payment on the sandbox provider's page, as a customer would click it. */
-  buyOnSandbox(slug: string, input: { plan_slug: string; billing_interval: 'month' | 'year' }): Promise<{ merchant_oid: string }>;
+  /**
+   * Checkout of a plan and payment on the sandbox provider's page with a test card (19.7; default the one that always
+   * pays), as a customer would click it; the card is stored and becomes the default (19.1).
+   */
+  buyOnSandbox(slug: string, input: { plan_slug: string; billing_interval: 'month' | 'year' }, card?: string): Promise<{ merchant_oid: string }>;
+  /** Runs the billing duties that are due now (period ends, renewal charges, retries); over HTTP the service runs its own. */
+  runBillingDuties(): Promise<void>;
+  /** The workspace's subscription as the API shows it, with its period and dunning. */
+  getBilling(slug: string): Promise<{ status: string; current_period_end: string; dunning: { attempts: number } | null } | null>;
   startTrial(slug: string, input: { plan_slug: string }): Promise<void>;
   /** Whether the payment provider is the built-in sandbox (else the demo starts a trial instead of paying). */
   readonly sandboxPayments: boolean;

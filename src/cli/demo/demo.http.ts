@@ -93,11 +93,20 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
     },
 
     getSubscription: async (slug) => (await unwrap(api().GET('/api/workspaces/{slug}/billing/subscription/', ws(slug)))).subscription,
-    async buyOnSandbox(slug, body) {
+    getBilling: async (slug) => (await unwrap(api().GET('/api/workspaces/{slug}/billing/subscription/', ws(slug)))).subscription,
+    // The service runs its own duties on its timers.
+    runBillingDuties: async () => {},
+    async buyOnSandbox(slug, body, card) {
       const session = await unwrap(api().POST('/api/workspaces/{slug}/billing/checkout/', { ...ws(slug), body }));
       if (session.iframe_url) {
         // The Pay button of the sandbox's payment page, as a customer would click it.
-        const paid = await fetchPatiently(new Request(`${session.iframe_url}/pay`, { method: 'POST', redirect: 'manual' }));
+        const paid = await fetchPatiently(
+          new Request(`${session.iframe_url}/pay`, {
+            method: 'POST',
+            redirect: 'manual',
+            ...(card ? { body: new URLSearchParams({ card_number: card }), headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
+          }),
+        );
         if (paid.status !== 303) throw new Error(`The sandbox's payment page answered ${paid.status}`);
       }
       return { merchant_oid: session.merchant_oid };

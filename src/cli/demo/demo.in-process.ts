@@ -130,10 +130,21 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
     async getSubscription(slug) {
       return (await s.billing.getSubscription(me(), slug)).subscription;
     },
-    async buyOnSandbox(slug, input) {
+    async getBilling(slug) {
+      return (await s.billing.getSubscription(me(), slug)).subscription;
+    },
+    async runBillingDuties() {
+      await s.billing.runLifecycle();
+      await s.billing.runCollection();
+    },
+    async buyOnSandbox(slug, input, card) {
       const session = await s.billing.checkout(me(), slug, input, { ip: '127.0.0.1' });
       if (session.iframe_url) {
-        const answer = await sandbox!.inject({ method: 'POST', url: `${new URL(session.iframe_url).pathname}/pay` });
+        const answer = await sandbox!.inject({
+          method: 'POST',
+          url: `${new URL(session.iframe_url).pathname}/pay`,
+          ...(card ? { payload: new URLSearchParams({ card_number: card }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
+        });
         if (answer.statusCode !== 303) throw new Error(`The sandbox's payment page answered ${answer.statusCode}`);
       }
       return { merchant_oid: session.merchant_oid };

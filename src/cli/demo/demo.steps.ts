@@ -408,16 +408,31 @@ export const DEMO_STEPS: DemoStep[] = [
   },
   {
     name: 'subscription',
-    run: async ({ api, slug }) => {
+    run: async (ctx) => {
+      const { api, slug } = ctx;
       const current = await api.getSubscription(slug);
-      if (current && ['active', 'trialing'].includes(current.status)) return [];
+      if (current && ['active', 'trialing', 'past_due'].includes(current.status)) return [];
       if (api.sandboxPayments) {
+        // Bought five weeks before the workspace was made, so its first period has ended and the card renews it.
+        await ctx.atBefore(SUBSCRIBED_BEFORE_MS);
         const { merchant_oid } = await api.buyOnSandbox(slug, { plan_slug: 'pro', billing_interval: 'month' });
+        api.at(null);
         const after = await api.getSubscription(slug);
-        return [`Pro plan paid on the sandbox's payment page (order ${merchant_oid}): subscription ${after?.status ?? 'missing'}, with its invoice`];
+        return [`Pro plan paid on the sandbox's payment page (order ${merchant_oid}), its card stored: subscription ${after?.status ?? 'missing'}, with its invoice`];
       }
       await api.startTrial(slug, { plan_slug: 'pro' });
       return ['Pro trial (the payment provider is not the sandbox, so nothing was paid)'];
+    },
+  },
+  {
+    name: 'renewal',
+    run: async ({ api, slug }) => {
+      // The duties are exactly once: a period already renewed is not charged again, and nothing is said.
+      const before = await api.getBilling(slug);
+      await api.runBillingDuties();
+      const after = await api.getBilling(slug);
+      if (!before || !after || before.current_period_end === after.current_period_end) return [];
+      return [`renewal charged to the stored card: the subscription runs to ${after.current_period_end.slice(0, 10)}`];
     },
   },
   {
@@ -525,4 +540,35 @@ export const DEMO_STEPS: DemoStep[] = [
       return [existing ? `endpoint ${WEBHOOK.url} paused` : `endpoint ${WEBHOOK.url} for every event, paused`];
     },
   },
+  {
+    name: 'a workspace in dunning',
+    run: async (ctx) => {
+      const { api } = ctx;
+      // Only where the demo can record the past and pays on the sandbox: a renewal must have fallen due and failed.
+      if (!api.sandboxPayments || !api.timeTravel) return [];
+      const slug = `${ctx.slug}${DUNNING_SUFFIX}`;
+      const added: string[] = [];
+      if (!(await api.getWorkspace(slug))) {
+        await api.createWorkspace({ name: `${DEMO_WORKSPACE_NAME} (card declined)`, slug });
+        added.push(`workspace "${slug}"`);
+      }
+      if (!(await api.getBilling(slug))) {
+        await ctx.atBefore(SUBSCRIBED_BEFORE_MS);
+        await api.buyOnSandbox(slug, { plan_slug: 'pro', billing_interval: 'month' }, DECLINING_CARD);
+        api.at(null);
+        added.push('Pro plan paid with a card whose later charges are declined');
+      }
+      const before = await api.getBilling(slug);
+      await api.runBillingDuties();
+      const after = await api.getBilling(slug);
+      if (after && before?.status !== after.status) added.push(`renewal declined: subscription ${after.status}, ${after.dunning?.attempts ?? 0} attempt(s)`);
+      return added;
+    },
+  },
 ];
+
+/** The demo's subscriptions were bought this long before its workspace was made: their first period has ended. */
+const SUBSCRIBED_BEFORE_MS = 35 * 24 * HOUR_MS;
+/** The second demo workspace, whose stored card declines every renewal (sandbox card 19.7). */
+export const DUNNING_SUFFIX = '-dunning';
+const DECLINING_CARD = '4000000000000341';

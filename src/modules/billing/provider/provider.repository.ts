@@ -43,3 +43,48 @@ export function sandboxOrdersRepository() {
     },
   };
 }
+
+/** The sandbox provider's stored cards (table sandbox_cards, migration 1061). */
+export type SandboxCardRow = Selectable<Database['sandbox_cards']>;
+/** The sandbox provider's recurring charges (table sandbox_charges, migration 1061). */
+export type SandboxChargeRow = Selectable<Database['sandbox_charges']>;
+
+export function sandboxCardsRepository() {
+  return {
+    async insertCard(tx: Executor, row: Insertable<Database['sandbox_cards']>) {
+      await tx.insertInto('sandbox_cards').values(row).execute();
+    },
+    cards(tx: Executor, utoken: string) {
+      return tx.selectFrom('sandbox_cards').selectAll().where('utoken', '=', utoken).orderBy('created_at').orderBy('ctoken').execute();
+    },
+    card(tx: Executor, utoken: string, ctoken: string) {
+      return tx.selectFrom('sandbox_cards').selectAll().where('utoken', '=', utoken).where('ctoken', '=', ctoken).executeTakeFirst();
+    },
+    async deleteCard(tx: Executor, utoken: string, ctoken: string) {
+      const r = await tx.deleteFrom('sandbox_cards').where('utoken', '=', utoken).where('ctoken', '=', ctoken).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+    /** False when the merchant_oid was already charged (the primary key decides, also between concurrent requests). */
+    async insertCharge(tx: Executor, row: Insertable<Database['sandbox_charges']>) {
+      const r = await tx
+        .insertInto('sandbox_charges')
+        .values(row)
+        .onConflict((oc) => oc.column('merchant_oid').doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+    chargeByOid(tx: Executor, merchantOid: string) {
+      return tx.selectFrom('sandbox_charges').selectAll().where('merchant_oid', '=', merchantOid).executeTakeFirst();
+    },
+    async addChargeRefund(tx: Executor, merchantOid: string, amount: number) {
+      const r = await tx
+        .updateTable('sandbox_charges')
+        .set({ refunded_amount: sql<number>`refunded_amount + ${amount}` })
+        .where('merchant_oid', '=', merchantOid)
+        .where('status', '=', 'success')
+        .where(sql<boolean>`refunded_amount + ${amount} <= amount`)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+  };
+}

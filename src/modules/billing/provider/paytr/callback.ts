@@ -12,6 +12,11 @@ export interface CallbackPayload {
   failedReasonMsg: string | null;
   testMode: boolean;
   paymentType: string | null;
+  /**
+   * PayTR's user token, sent with a payment that stored a card (its card-storage page: the notification carries the new
+   * `utoken`; the callback field list does not name it). Not covered by `hash`. Null when absent.
+   */
+  utoken: string | null;
 }
 
 export type CallbackParseResult = { ok: true; payload: CallbackPayload } | { ok: false; error: 'missing_fields' | 'bad_hash' };
@@ -65,6 +70,7 @@ export function parseCallback(body: unknown, creds: PaytrCredentials): CallbackP
       failedReasonMsg: optional(fields, 'failed_reason_msg'),
       testMode: testMode === '1' || testMode?.toLowerCase() === 'true',
       paymentType: optional(fields, 'payment_type'),
+      utoken: optional(fields, 'utoken'),
     },
   };
 }

@@ -1,5 +1,6 @@
 export { type CallbackParseResult, type CallbackPayload, parseCallback } from './callback.js';
 export {
+  buildRecurringChargeForm,
   buildTokenForm,
   createPaytrClient,
   DEFAULT_TIMEOUT_LIMIT_MINUTES,
@@ -7,8 +8,11 @@ export {
   type PaytrClient,
   PaytrError,
   type PaytrErrorKind,
+  type RecurringChargeRequest,
+  type RecurringChargeResult,
   type RefundRequest,
   type StatusResult,
+  type StoredCard,
   type TokenRequest,
   type TokenResult,
 } from './client.js';
@@ -26,6 +30,10 @@ export {
 } from './sandbox.js';
 export {
   callbackHash,
+  cardDeleteHash,
+  cardListHash,
+  type DirectHashFields,
+  directPaymentHash,
   type PaytrCredentials,
   safeEqual,
   type TokenHashFields,
@@ -35,4 +43,4 @@ export {
   verifyCallbackHash,
   verifyTokenRequestHash,
 } from './signatures.js';
-export { decodeBasket, encodeBasket, formatMajor, fromPaytrCurrency, parseMajor, toPaytrCurrency } from './wire.js';
+export { decodeBasket, decodeDirectBasket, encodeBasket, encodeDirectBasket, formatMajor, fromPaytrCurrency, parseMajor, toPaytrCurrency } from './wire.js';

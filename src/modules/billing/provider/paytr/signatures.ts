@@ -81,3 +81,49 @@ export function refundHash(creds: PaytrCredentials, merchantOid: string, returnA
 export function statusQueryHash(creds: PaytrCredentials, merchantOid: string): string {
   return hmacBase64(creds.merchantKey, creds.merchantId + merchantOid + creds.merchantSalt);
 }
+
+/**
+ * The Direct API's fields that enter `paytr_token` (a payment with a stored card, `POST /odeme`), exactly as sent:
+ * `payment_amount` in major units ("299.00"), `currency` as PayTR spells it (`TL`).
+ */
+export interface DirectHashFields {
+  user_ip: string;
+  merchant_oid: string;
+  email: string;
+  payment_amount: string;
+  payment_type: string;
+  installment_count: string | number;
+  currency: string;
+  test_mode: string | number;
+  non_3d: string | number;
+}
+
+/**
+ * Direct API (`odeme`): `paytr_token` = base64(HMAC-SHA256(merchant_key, merchant_id + user_ip + merchant_oid + email +
+ * payment_amount + payment_type + installment_count + currency + test_mode + non_3d + merchant_salt)).
+ */
+export function directPaymentHash(creds: PaytrCredentials, fields: DirectHashFields): string {
+  const message =
+    creds.merchantId +
+    fields.user_ip +
+    fields.merchant_oid +
+    fields.email +
+    fields.payment_amount +
+    fields.payment_type +
+    String(fields.installment_count) +
+    fields.currency +
+    String(fields.test_mode) +
+    String(fields.non_3d) +
+    creds.merchantSalt;
+  return hmacBase64(creds.merchantKey, message);
+}
+
+/** Card list (`odeme/capi/list`): `paytr_token` = base64(HMAC-SHA256(merchant_key, utoken + merchant_salt)). */
+export function cardListHash(creds: PaytrCredentials, utoken: string): string {
+  return hmacBase64(creds.merchantKey, utoken + creds.merchantSalt);
+}
+
+/** Card removal (`odeme/capi/delete`): `paytr_token` = base64(HMAC-SHA256(merchant_key, ctoken + utoken + merchant_salt)). */
+export function cardDeleteHash(creds: PaytrCredentials, ctoken: string, utoken: string): string {
+  return hmacBase64(creds.merchantKey, ctoken + utoken + creds.merchantSalt);
+}

@@ -69,3 +69,25 @@ export function parseMajor(value: unknown): number | null {
   const minor = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
   return Number.isSafeInteger(minor) ? minor : null;
 }
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const HTML_DECODE: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#039;': "'", '&#39;': "'" };
+
+/**
+ * The Direct API's `user_basket`: unlike the iFrame API's base64, PayTR's Direct API samples send the JSON with HTML
+ * entities (PHP `htmlentities(json_encode($basket))`): `[[&quot;Pro&quot;,&quot;299.00&quot;,1]]`.
+ */
+export function encodeDirectBasket(lines: { name: string; amount: number; quantity: number }[]): string {
+  const json: PaytrBasketLine[] = lines.map((l) => [l.name, formatMajor(l.amount), l.quantity]);
+  return JSON.stringify(json).replace(/[&<>"]/g, (c) => HTML_ENTITIES[c] as string);
+}
+
+/** Reads a Direct API basket (HTML-entity JSON, or plain JSON); null when it is not `[[name, "price", qty], ...]`. */
+export function decodeDirectBasket(encoded: string): PaytrBasketLine[] | null {
+  const json = encoded.replace(/&(?:amp|lt|gt|quot|#039|#39);/g, (e) => HTML_DECODE[e] as string);
+  try {
+    return decodeBasket(Buffer.from(json, 'utf8').toString('base64'));
+  } catch {
+    return null;
+  }
+}
