@@ -46,7 +46,11 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
   });
 
   const card = () => h.page.locator('.card').filter({ has: h.page.getByRole('term').filter({ hasText: 'Members' }) });
-  const fact = (term: string) => card().locator('dl.limits > div').filter({ has: h.page.getByRole('term').filter({ hasText: new RegExp(`^${term}$`) }) }).locator('dd');
+  const fact = (term: string) =>
+    card()
+      .locator('dl.limits > div')
+      .filter({ has: h.page.getByRole('term').filter({ hasText: new RegExp(`^${term}$`) }) })
+      .locator('dd');
   const factText = async (term: string) => ((await fact(term).textContent()) ?? '').trim();
 
   it('shows usage against the limits and checks out in the iframe with "save card", the card listed as default', async () => {
