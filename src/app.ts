@@ -97,8 +97,22 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   app.decorate('outbox', outbox);
   app.decorate('jobs', jobs);
   app.decorate('services', services);
-  const { identity, workspaces, workItems, sla, slaReports, customProperties, baselines, billing, testClock, refunds, reconcile, webhooks, timeTracking, forecast } =
-    services;
+  const {
+    identity,
+    workspaces,
+    workItems,
+    sla,
+    slaReports,
+    customProperties,
+    baselines,
+    billing,
+    testClock,
+    refunds,
+    reconcile,
+    webhooks,
+    timeTracking,
+    forecast,
+  } = services;
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);

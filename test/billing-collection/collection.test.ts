@@ -17,7 +17,9 @@ describe('stored cards (contract 19.1)', () => {
       { id: expect.any(String), brand: 'visa', last4: '4358', exp_month: 12, exp_year: 2030, is_default: true, created_at: expect.any(String) },
     ]);
     // neither the card number nor the provider's tokens anywhere in the service's own tables
-    const dump = await sql<{ t: string }>`SELECT (SELECT json_agg(p)::text FROM payment_methods p) || (SELECT json_agg(x)::text FROM payments x) AS t`.execute(t.database.db);
+    const dump = await sql<{ t: string }>`SELECT (SELECT json_agg(p)::text FROM payment_methods p) || (SELECT json_agg(x)::text FROM payments x) AS t`.execute(
+      t.database.db,
+    );
     expect(dump.rows[0]!.t).not.toContain(CARDS.ok);
 
     // a second card joins the same utoken and becomes the default; the first can be made default again
@@ -211,9 +213,18 @@ describe('exactly once', () => {
       await Promise.all([svc.runCollection(), svc.runCollection(), svc.runCollection()]);
       expect(await sandboxCharges(t, ws.workspaceId)).toBe(1);
       // (read in the database: a month on, the admin's session has expired)
-      const renewals = await t.database.db.selectFrom('payments').select('status').where('workspace_id', '=', ws.workspaceId).where('kind', '=', 'renewal').execute();
+      const renewals = await t.database.db
+        .selectFrom('payments')
+        .select('status')
+        .where('workspace_id', '=', ws.workspaceId)
+        .where('kind', '=', 'renewal')
+        .execute();
       expect(renewals).toEqual([{ status: 'success' }]);
-      const sub = await t.database.db.selectFrom('subscriptions').select('current_period_end').where('workspace_id', '=', ws.workspaceId).executeTakeFirstOrThrow();
+      const sub = await t.database.db
+        .selectFrom('subscriptions')
+        .select('current_period_end')
+        .where('workspace_id', '=', ws.workspaceId)
+        .executeTakeFirstOrThrow();
       expect(sub.current_period_end.toISOString()).toBe('2026-03-15T09:00:00.000Z');
       // and a later run finds nothing due
       expect((await svc.runCollection()).charged).toBe(0);

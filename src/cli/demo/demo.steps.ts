@@ -418,7 +418,9 @@ export const DEMO_STEPS: DemoStep[] = [
         const { merchant_oid } = await api.buyOnSandbox(slug, { plan_slug: 'pro', billing_interval: 'month' });
         api.at(null);
         const after = await api.getSubscription(slug);
-        return [`Pro plan paid on the sandbox's payment page (order ${merchant_oid}), its card stored: subscription ${after?.status ?? 'missing'}, with its invoice`];
+        return [
+          `Pro plan paid on the sandbox's payment page (order ${merchant_oid}), its card stored: subscription ${after?.status ?? 'missing'}, with its invoice`,
+        ];
       }
       await api.startTrial(slug, { plan_slug: 'pro' });
       return ['Pro trial (the payment provider is not the sandbox, so nothing was paid)'];

@@ -29,16 +29,14 @@ export function collectionRepository() {
         )
         .where((eb) =>
           eb.exists(
-            eb
-              .selectFrom('payment_methods as pm')
-              .select('pm.id')
-              .whereRef('pm.workspace_id', '=', 's.workspace_id')
-              .where('pm.is_default', '=', true),
+            eb.selectFrom('payment_methods as pm').select('pm.id').whereRef('pm.workspace_id', '=', 's.workspace_id').where('pm.is_default', '=', true),
           ),
         );
       q = workspaceId
         ? q.where('s.workspace_id', '=', workspaceId)
-        : q.where((eb) => eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))));
+        : q.where((eb) =>
+            eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))),
+          );
       return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
     },
 

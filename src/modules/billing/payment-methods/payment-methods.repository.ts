@@ -29,13 +29,7 @@ export function paymentMethodsRepository() {
 
     /** The workspace's cards, newest first. */
     listPaymentMethods(tx: Executor, workspaceId: string) {
-      return tx
-        .selectFrom('payment_methods')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
+      return tx.selectFrom('payment_methods').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     },
 
     findPaymentMethod(tx: Executor, workspaceId: string, id: string) {
@@ -62,7 +56,13 @@ export function paymentMethodsRepository() {
 
     /** Makes `id` the one default card of the workspace (the partial unique index keeps it one). */
     async setDefaultPaymentMethod(tx: Executor, workspaceId: string, id: string) {
-      await tx.updateTable('payment_methods').set({ is_default: false }).where('workspace_id', '=', workspaceId).where('is_default', '=', true).where('id', '<>', id).execute();
+      await tx
+        .updateTable('payment_methods')
+        .set({ is_default: false })
+        .where('workspace_id', '=', workspaceId)
+        .where('is_default', '=', true)
+        .where('id', '<>', id)
+        .execute();
       return tx
         .updateTable('payment_methods')
         .set({ is_default: true })

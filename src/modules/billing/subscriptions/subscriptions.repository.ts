@@ -53,7 +53,9 @@ export function subscriptionsRepository() {
         );
       q = workspaceId
         ? q.where('s.workspace_id', '=', workspaceId)
-        : q.where((eb) => eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))));
+        : q.where((eb) =>
+            eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))),
+          );
       return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
     },
 
@@ -107,7 +109,9 @@ export function subscriptionsRepository() {
       q = kind === 'trial_will_end' ? q.where('s.status', '=', 'trialing') : q.where('s.status', '=', 'active').where('s.cancel_at_period_end', '=', false);
       q = workspaceId
         ? q.where('s.workspace_id', '=', workspaceId)
-        : q.where((eb) => eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))));
+        : q.where((eb) =>
+            eb.not(eb.exists(eb.selectFrom('billing_test_clocks as c').select('c.workspace_id').whereRef('c.workspace_id', '=', 's.workspace_id'))),
+          );
       return q.orderBy('s.current_period_end').limit(limit).forUpdate().skipLocked().execute();
     },
 
