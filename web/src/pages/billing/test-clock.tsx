@@ -55,7 +55,7 @@ export function TestClock({ slug, periodEnd, version, onAdvanced }: { slug: stri
             ['Ahead of real time', ahead(c.offset_seconds)],
           ]}
         />
-        <ActionForm key={c.now} class="inline" action={advance} submit="Advance" busyLabel="Advancing…" problem="outside">
+        <ActionForm key={`${c.now}|${periodEnd ?? ''}`} class="inline" action={advance} submit="Advance" busyLabel="Advancing…" problem="outside">
           <Field label="Advance to" errors={errorsAt(advance.error, '/to')}>
             {(id, by) => <input id={id} name="to" type="datetime-local" required defaultValue={localInput(suggested)} aria-describedby={by} />}
           </Field>
