@@ -86,6 +86,8 @@ describe('trial', () => {
       current_period_end: new Date(now.getTime() + 14 * 86_400_000).toISOString(),
       cancel_at_period_end: false,
       scheduled_plan_slug: null,
+      // contract 19.3: every subscription response carries its dunning (null out of past_due and suspended)
+      dunning: null,
     });
     expect(res.body.limits).toEqual(PRO_LIMITS);
     expectProblem(await api.post(billingPath(ws, 'trial/'), { plan_slug: 'business' }, { token: ws.admin.token }), 409, 'conflict');

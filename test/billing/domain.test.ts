@@ -106,8 +106,14 @@ describe('renewalStart', () => {
     expect(renewalStart({ status: 'active', plan_slug: 'pro', current_period_end: end }, 'pro', now)).toBe(end);
     expect(renewalStart({ status: 'active', plan_slug: 'pro', current_period_end: end }, 'business', now)).toBe(now);
     expect(renewalStart({ status: 'trialing', plan_slug: 'pro', current_period_end: end }, 'pro', now)).toBe(now);
-    expect(renewalStart({ status: 'past_due', plan_slug: 'pro', current_period_end: end }, 'pro', now)).toBe(now);
     expect(renewalStart(undefined, 'pro', now)).toBe(now);
+  });
+  it('a renewal charge and a payment while past_due start at the old period end; while suspended at the payment (19.2, 19.3)', () => {
+    const ended = new Date('2026-02-01T00:00:00.000Z');
+    expect(renewalStart({ status: 'active', plan_slug: 'pro', current_period_end: ended }, 'pro', now)).toBe(ended);
+    expect(renewalStart({ status: 'past_due', plan_slug: 'pro', current_period_end: ended }, 'pro', now)).toBe(ended);
+    expect(renewalStart({ status: 'past_due', plan_slug: 'pro', current_period_end: ended }, 'business', now)).toBe(ended);
+    expect(renewalStart({ status: 'suspended', plan_slug: 'pro', current_period_end: ended }, 'pro', now)).toBe(now);
   });
 });
 

@@ -97,7 +97,8 @@ describe('a workspace from free to expiry, through the sandbox', () => {
   it('past_due -> suspended after the grace period -> a payment brings it back; a trial alone expires', async () => {
     const { api, clock, config } = ctx();
     const ws = await createWorkspace(api);
-    const s = await checkout(api, ws, { plan_slug: 'business', billing_interval: 'month' });
+    // no stored card, so nothing renews it (contract 19.2): past_due at the period end
+    const s = await checkout(api, ws, { plan_slug: 'business', billing_interval: 'month', save_card: false });
     await pressSandbox(s.iframe_url!, 'pay');
     const end = new Date((await getSubscription(api, ws)).subscription!.current_period_end);
 

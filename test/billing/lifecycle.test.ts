@@ -95,7 +95,7 @@ describe('subscription lifecycle, applied on read', () => {
     });
   });
 
-  it('a payment brings past_due and suspended back to active, with a fresh period from now', async () => {
+  it('a payment brings past_due and suspended back to active: from the old period end (grace served), or from now', async () => {
     const { api } = ctx();
     for (const [days, status] of [
       [32, 'past_due'],
@@ -103,11 +103,14 @@ describe('subscription lifecycle, applied on read', () => {
     ] as const) {
       const ws = await createWorkspace(api);
       await pay(ws);
+      const end = (await getSubscription(api, ws)).subscription!.current_period_end as string;
       await later(days, async () => {
         expect((await getSubscription(api, ws)).subscription?.status).toBe(status);
         await pay(ws);
         const { subscription, limits } = await getSubscription(api, ws);
-        expect(subscription).toMatchObject({ status: 'active', current_period_start: ctx().clock.now().toISOString() });
+        // contract 19.3: paid while past_due, the new period starts at the old end; while suspended, at the payment
+        const start = status === 'past_due' ? end : ctx().clock.now().toISOString();
+        expect(subscription).toMatchObject({ status: 'active', current_period_start: start });
         expect(limits.plan_slug).toBe('pro');
       });
     }

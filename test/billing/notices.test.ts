@@ -13,7 +13,8 @@ describe('renewal and trial notices, and subscription.updated from the lifecycle
   it('renewal_upcoming BILLING_RENEWAL_NOTICE_DAYS (7) before the end of an active period, once; then past_due with previous_status', async () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
-    await paidPayment(t, ws);
+    // no stored card: the period's end is the lifecycle's transition to past_due (with a card it is a renewal charge)
+    await paidPayment(t, ws, { plan_slug: 'pro', billing_interval: 'month', save_card: false });
     const end = new Date((await getSubscription(t, ws)).subscription!.current_period_end);
     expect(end.getTime()).toBe(addInterval(t.clock.now(), 'month').getTime());
 

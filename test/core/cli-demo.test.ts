@@ -109,12 +109,23 @@ describe('cli demo, in process', () => {
       issues: 240 + 42 + plan.history.length,
       projects: 2,
       baselines: 2,
-      payments: 1,
-      invoices: 1,
+      // the checkout that stored the card, and its renewal a month later (19.2)
+      payments: 2,
+      invoices: 2,
+      payment_methods: 1,
       workspace_members: 4,
       webhook_endpoints: 1,
       worklogs,
     });
+    expect(first.text).toMatch(/renewal\s+added renewal charged to the stored card/);
+    expect(first.text).toMatch(/a workspace in dunning\s+added .*renewal declined: subscription past_due, 1 attempt/);
+    const dunning = await ctx()
+      .database.db.selectFrom('subscriptions as s')
+      .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+      .select(['s.status', 's.dunning_attempts'])
+      .where('w.slug', '=', 'demo-dunning')
+      .executeTakeFirstOrThrow();
+    expect(dunning).toEqual({ status: 'past_due', dunning_attempts: 1 });
     expect(first.text).toMatch(/workspace time zone\s+added time zone Europe\/Istanbul/);
     expect(first.text).toMatch(/worklogs\s+added \d+ worklogs \(\d+ hours\) by 3 people/);
     await planningAndHistory(ctx().database.db);

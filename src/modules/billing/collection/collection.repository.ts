@@ -50,21 +50,6 @@ export function collectionRepository() {
         .executeTakeFirst();
     },
 
-    findPaymentByChargeKey(tx: Executor, chargeKey: string) {
-      return tx.selectFrom('payments').selectAll().where('charge_key', '=', chargeKey).executeTakeFirst();
-    },
-
-    /** Pending charges (renewal, retry) whose provider call may never have been made or answered, for a workspace. */
-    listPendingCharges(tx: Executor, workspaceId: string) {
-      return tx
-        .selectFrom('payments')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '=', 'pending')
-        .where('kind', '<>', 'checkout')
-        .execute();
-    },
-
     /** Records the provider's final-decline flag of a failed charge. */
     async setTryAgain(tx: Executor, workspaceId: string, paymentId: string, tryAgain: boolean) {
       await tx.updateTable('payments').set({ try_again: tryAgain }).where('workspace_id', '=', workspaceId).where('id', '=', paymentId).execute();
