@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -15,6 +16,26 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/** CPU seconds a process has used (Linux /proc), or NaN elsewhere. */
+function processCpuS(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds the whole machine has used (Linux /proc/stat: user+nice+system+irq+softirq), or NaN elsewhere. */
+function machineCpuS(): number {
+  try {
+    const [, user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    return (user! + nice! + system! + irq! + softirq!) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
 const TARGET_S = 60;
 
 const freePort = () =>
@@ -112,6 +133,7 @@ export async function benchRenewals({ databaseUrl, quick, n = quick ? 1000 : 10_
     // Every period ends now: both instances' collection jobs race for the same subscriptions.
     await db.query(`UPDATE subscriptions SET current_period_start = now() - interval '1 month', current_period_end = now()`);
     const started = performance.now();
+    const cpu0 = { machine: machineCpuS(), instances: instances.map((i) => processCpuS(i.child.pid!)) };
     let renewed = 0;
     while (performance.now() - started < 180_000) {
       renewed = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE kind = 'renewal' AND status = 'success'`)).rows[0]!.n;
@@ -119,6 +141,8 @@ export async function benchRenewals({ databaseUrl, quick, n = quick ? 1000 : 10_
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (performance.now() - started) / 1000;
+    const instancesCpu = instances.reduce((sum, inst, k) => sum + processCpuS(inst.child.pid!) - cpu0.instances[k]!, 0);
+    const machineCpu = machineCpuS() - cpu0.machine;
     const facts = (
       await db.query<{ charges: number; orders: number; payments: number; twice: number; active: number }>(
         `SELECT (SELECT count(*)::int FROM sandbox_charges) AS charges,
@@ -139,6 +163,7 @@ export async function benchRenewals({ databaseUrl, quick, n = quick ? 1000 : 10_
       '|---|---|---|---|',
       `| all renewed (payments of kind renewal succeeded) | ${renewed.toLocaleString('en')} of ${n.toLocaleString('en')} in ${seconds.toFixed(1)} s (${(renewed / seconds).toFixed(0)}/s) | <= ${TARGET_S} s | ${met ? 'yes' : 'no'} |`,
       `| provider charges (sandbox_charges) | ${facts.charges.toLocaleString('en')} charges, ${facts.orders.toLocaleString('en')} orders, ${facts.twice} cards charged twice | exactly ${n.toLocaleString('en')}, none twice | ${once ? 'yes' : 'no'} |`,
+      `| CPU per renewal: the two instances (service and its sandbox provider) / everything else (PostgreSQL, this process) | ${((instancesCpu * 1000) / n).toFixed(1)} ms / ${(((machineCpu - instancesCpu) * 1000) / n).toFixed(1)} ms | (info) | |`,
       `| subscriptions active into the next period | ${facts.active.toLocaleString('en')} | ${n.toLocaleString('en')} | ${facts.active === n ? 'yes' : 'no'} |`,
     ].join('\n');
   } finally {
