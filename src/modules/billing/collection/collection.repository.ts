@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
 
@@ -60,17 +60,26 @@ export function collectionRepository() {
      * e-mail and legal name, else the user who last checked out.
      */
     async chargeContact(tx: Executor, workspaceId: string): Promise<{ email: string | null; name: string | null; ip: string | null }> {
-      const profile = await tx.selectFrom('billing_profiles').select(['email', 'legal_name']).where('workspace_id', '=', workspaceId).executeTakeFirst();
-      const buyer = await tx
-        .selectFrom('payments as p')
-        .innerJoin('users as u', 'u.id', 'p.created_by')
-        .select(['u.email', 'u.display_name', 'p.user_ip'])
-        .where('p.workspace_id', '=', workspaceId)
-        .where('p.kind', '=', 'checkout')
-        .orderBy('p.created_at', 'desc')
-        .limit(1)
+      const r = await sql<{ email: string | null; name: string | null; ip: string | null }>`
+        SELECT coalesce(bp.email, buyer.email) AS email, coalesce(bp.legal_name, buyer.display_name) AS name, buyer.user_ip AS ip
+          FROM (SELECT 1) one
+          LEFT JOIN billing_profiles bp ON bp.workspace_id = ${workspaceId}
+          LEFT JOIN LATERAL (
+            SELECT u.email, u.display_name, p.user_ip FROM payments p JOIN users u ON u.id = p.created_by
+             WHERE p.workspace_id = ${workspaceId} AND p.kind = 'checkout' ORDER BY p.created_at DESC LIMIT 1) buyer ON true`.execute(tx);
+      return r.rows[0] ?? { email: null, name: null, ip: null };
+    },
+
+    /** The default card and the workspace's provider user token, what a charge needs (none: nothing to charge). */
+    findChargeCard(tx: Executor, workspaceId: string) {
+      return tx
+        .selectFrom('payment_methods as pm')
+        .innerJoin('payment_customers as pc', 'pc.workspace_id', 'pm.workspace_id')
+        .selectAll('pm')
+        .select('pc.utoken')
+        .where('pm.workspace_id', '=', workspaceId)
+        .where('pm.is_default', '=', true)
         .executeTakeFirst();
-      return { email: profile?.email ?? buyer?.email ?? null, name: profile?.legal_name ?? buyer?.display_name ?? null, ip: buyer?.user_ip ?? null };
     },
 
     // ---- test clocks (19.7) ----

@@ -45,9 +45,9 @@ export function createCollectionService(deps: CollectionDeps) {
 
   /** Writes the pending payment of one charge (the caller holds the subscription's lock); undefined: nothing to charge. */
   async function recordCharge(tx: Tx, sub: SubscriptionRow, kind: 'renewal' | 'retry', now: Date): Promise<Charge | undefined> {
-    const card = await repo.findDefaultPaymentMethod(tx, sub.workspace_id);
-    const utoken = await repo.findUtoken(tx, sub.workspace_id);
-    if (!card || !utoken) return undefined;
+    const found = await repo.findChargeCard(tx, sub.workspace_id);
+    if (!found) return undefined;
+    const { utoken, ...card } = found;
     const plan = await planOrThrow(repo, sub.plan_slug, tx);
     // The plan's price for the interval now (no coupon of an earlier payment); a plan no longer sold keeps its price.
     const amount = priceFor(plan, sub.billing_interval) ?? sub.amount_per_period;

@@ -803,12 +803,14 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     const check = checkDirectCharge(request.body, creds);
     if (!check.ok) return { status: 'failed', msg: check.reason };
     const { merchantOid, utoken, ctoken, amount, currency, testMode } = check.charge;
-    // A merchant_oid is charged at most once: a repeat gets the first answer again and charges nothing.
-    const earlier = await store.chargeByOid(merchantOid);
-    if (earlier) return chargeAnswer(earlier);
+    // A merchant_oid is charged at most once: a repeat gets the first answer again and charges nothing (the insert
+    // below is the check; a repeat whose card is gone since is answered from the first charge too).
     if (await store.paidByOid(merchantOid)) return { status: 'failed', msg: 'merchant_oid has already been paid; send a new merchant_oid', try_again: false };
     const card = await store.card(utoken, ctoken);
-    if (!card) return { status: 'failed', msg: 'No stored card with this utoken and ctoken', try_again: false };
+    if (!card) {
+      const earlier = await store.chargeByOid(merchantOid);
+      return earlier ? chargeAnswer(earlier) : { status: 'failed', msg: 'No stored card with this utoken and ctoken', try_again: false };
+    }
     const charge: SandboxCharge = {
       merchantOid,
       utoken,
