@@ -112,10 +112,10 @@ export function createCheckoutService(deps: CheckoutDeps) {
       if (status === 'success') {
         if (settled.save_card && o.utoken) await repo.keepUtoken(tx, settled.workspace_id, o.utoken, now);
         await fulfil(tx, settled, now);
-      } else if (settled.kind !== 'checkout') {
-        await deps.dunning.chargeFailed(tx, settled, { reason: reason ?? 'declined', tryAgain: o.tryAgain ?? true }, now);
+        return 'settled';
       }
-      if (status === 'success') return 'settled';
+      // A failed renewal or retry: the subscription's dunning (19.2, 19.3).
+      await deps.dunning.chargeFailed(tx, settled, { reason: reason ?? 'declined', tryAgain: o.tryAgain ?? true }, now);
       if (reason?.startsWith('amount_mismatch')) log.error({ merchantOid, reason, source: o.source }, 'billing: provider amount differs from the payment');
       else log.info({ merchantOid, reason }, 'billing: payment failed');
       return 'settled';
