@@ -54,9 +54,9 @@ interface Instance {
   url: string;
 }
 
-async function startInstance(databaseUrl: string): Promise<Instance> {
+async function startInstance(databaseUrl: string, profileDir?: string): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'dist/src/main.js'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -112,7 +112,18 @@ async function seed(db: pg.Client, n: number) {
   );
 }
 
-export async function benchRenewals({ databaseUrl, quick, n = quick ? 1000 : 10_000 }: { databaseUrl: string; quick: boolean; n?: number }): Promise<string> {
+export async function benchRenewals({
+  databaseUrl,
+  quick,
+  n = quick ? 1000 : 10_000,
+  profileDir,
+}: {
+  databaseUrl: string;
+  quick: boolean;
+  n?: number;
+  /** Writes a V8 CPU profile of each instance there (`--cpu-prof`). */
+  profileDir?: string;
+}): Promise<string> {
   const build = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   if (build.status !== 0) throw new Error('the build failed');
   const admin = new URL(databaseUrl);
@@ -126,10 +137,10 @@ export async function benchRenewals({ databaseUrl, quick, n = quick ? 1000 : 10_
   const instances: Instance[] = [];
   const db = new pg.Client({ connectionString: target.toString() });
   try {
-    instances.push(await startInstance(target.toString())); // the first one migrates the empty database
+    instances.push(await startInstance(target.toString(), profileDir)); // the first one migrates the empty database
     await db.connect();
     await seed(db, n);
-    instances.push(await startInstance(target.toString()));
+    instances.push(await startInstance(target.toString(), profileDir));
     // Every period ends now: both instances' collection jobs race for the same subscriptions.
     await db.query(`UPDATE subscriptions SET current_period_start = now() - interval '1 month', current_period_end = now()`);
     const started = performance.now();
@@ -180,5 +191,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!url) throw new Error('DATABASE_URL is required');
   const i = process.argv.indexOf('--n');
   const n = i > 0 ? Number(process.argv[i + 1]) : undefined;
-  benchRenewals({ databaseUrl: url, quick: process.argv.includes('--quick'), ...(n ? { n } : {}) }).then((md) => console.log(md));
+  const p = process.argv.indexOf('--profile');
+  benchRenewals({ databaseUrl: url, quick: process.argv.includes('--quick'), ...(n ? { n } : {}), ...(p > 0 ? { profileDir: process.argv[p + 1] } : {}) }).then(
+    (md) => console.log(md),
+  );
 }
