@@ -221,7 +221,10 @@ describe('the card page of 19.1 (PAYMENT_PROVIDER=paytr)', () => {
     const t = ctx();
     const ws = await createWorkspace(t.api);
     const session = await checkout(t.api, ws);
-    const failed = await postCallback(t, signedCallback(t, session.merchant_oid, 'failed', session.amount, { failed_reason_code: '0', failed_reason_msg: 'declined' }));
+    const failed = await postCallback(
+      t,
+      signedCallback(t, session.merchant_oid, 'failed', session.amount, { failed_reason_code: '0', failed_reason_msg: 'declined' }),
+    );
     expect(failed.text).toBe('OK');
     expect((await fetchPage(t, session.iframe_url!)).status).toBe(404);
   });

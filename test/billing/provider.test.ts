@@ -49,7 +49,11 @@ describe('checkout against the PayTR API (a local stand-in)', () => {
     mode = 'success';
     const t = ctx();
     const ws = await createWorkspace(t.api);
-    const res = await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'business', billing_interval: 'year', save_card: false }, { token: ws.admin.token });
+    const res = await t.api.post(
+      billingPath(ws, 'checkout/'),
+      { plan_slug: 'business', billing_interval: 'year', save_card: false },
+      { token: ws.admin.token },
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
       iframe_token: 'tok123abc',
