@@ -9,12 +9,11 @@ import { startServer } from './support.js';
 
 /** PayTR played by a local server: get-token answers a token, capi/list the card the card page's payment stored. */
 const paytr = await startServer((req, res) => {
-  const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  if (req.url === '/odeme/api/get-token') return json({ status: 'success', token: 'iframetok1' });
-  if (req.url === '/odeme/capi/list') {
-    return json([{ ctoken: 'CTOKcard1', last_4: '4358', require_cvv: '0', month: '12', year: '30', c_bank: 'Test Bank', schema: 'VISA' }]);
-  }
-  res.writeHead(404).end();
+  const json = (body: unknown) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  if (req.url === '/odeme/api/get-token') json({ status: 'success', token: 'iframetok1' });
+  else if (req.url === '/odeme/capi/list') {
+    json([{ ctoken: 'CTOKcard1', last_4: '4358', require_cvv: '0', month: '12', year: '30', c_bank: 'Test Bank', schema: 'VISA' }]);
+  } else res.writeHead(404).end();
 });
 afterAll(() => paytr.close());
 
