@@ -19,7 +19,7 @@ import type { Outbox } from './kernel/outbox.js';
 import { baselinesRoutes } from './modules/baselines/index.js';
 import { customPropertiesRoutes } from './modules/custom-properties/index.js';
 import { forecastRoutes } from './modules/forecast/index.js';
-import { billingCallbackRoutes, billingRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
+import { billingCallbackRoutes, billingRoutes, cardPageRoutes, databaseSandboxStore, returnPages, sandboxRoutes } from './modules/billing/index.js';
 import { identityRoutes } from './modules/identity/index.js';
 import { slaRoutes } from './modules/sla/index.js';
 import { slaSimulationRoutes } from './modules/sla/index.js';
@@ -133,6 +133,8 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     await app.register(sandboxRoutes, { config, callbackUrl, store: databaseSandboxStore(database.db) });
   } else {
     await app.register(returnPages);
+    // The card page of 19.1: where a checkout with save_card sends the browser; its form posts to PayTR.
+    await app.register(cardPageRoutes, { billing });
   }
 
   registerPaymentPageAssets(app);

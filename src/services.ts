@@ -169,6 +169,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     log,
     outbox,
     documents,
+    cardPage: config.paymentProvider === 'paytr' ? { paytr: config.paytr } : null,
   });
   jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
   const refunds = createRefundsService({ db, repo: billingRepo, clock, identity, provider: paytrClient, outbox, log, billing, documents });

@@ -9,14 +9,17 @@ import { paymentPageScriptHashes } from './payment-page.js';
 /** The security headers of one surface, as sent: lower-case names. */
 export type HeaderSet = Readonly<Record<string, string>>;
 
-/** Which policy an answer gets (contract section 22). */
-export type Surface = 'api' | 'page' | 'payment';
+/** Which policy an answer gets (contract section 22). `card`: the card page of 19.1, whose form posts to PayTR. */
+export type Surface = 'api' | 'page' | 'payment' | 'card';
 
 /**
  * Paths of the payment pages the service serves: the sandbox's checkout page (and its Pay / Decline answers) and the
- * return pages. The card page of section 19.1 adds its path here.
+ * return pages. The card page of section 19.1 has a prefix of its own (`CARD_PAGE_PREFIX`): its forms go to PayTR.
  */
 export const PAYMENT_PAGE_PREFIXES = ['/sandbox/paytr/odeme/guvenli/', '/billing/return/'];
+
+/** The card page of section 19.1 (`/billing/card/<token>`), and its 404s. */
+export const CARD_PAGE_PREFIX = '/billing/card/';
 
 /** The provider's callback: a server-to-server POST that never answers CORS. */
 const PROVIDER_CALLBACK_PREFIX = '/api/webhooks/provider/';
@@ -27,6 +30,7 @@ export function surfaceOf(url: string): Surface {
   if (url.startsWith('/app') && (url.length === 4 || url[4] === '/' || url[4] === '?')) return 'page';
   if (url.startsWith('/docs') && (url.length === 5 || url[5] === '/' || url[5] === '?')) return 'page';
   for (const prefix of PAYMENT_PAGE_PREFIXES) if (url.startsWith(prefix)) return 'payment';
+  if (url.startsWith(CARD_PAGE_PREFIX)) return 'card';
   return 'api';
 }
 
@@ -168,6 +172,14 @@ export function paymentPagePolicyOf(config: Config, formAction: string[] = [sour
   };
 }
 
+/**
+ * The card page's policy (19.1): the same as the other payment pages but for `form-action`, which is PayTR's Direct
+ * API origin (PAYTR_API_BASE's, where the card form posts), and nothing else: not even the service's own origin.
+ */
+export function cardPagePolicyOf(config: Config): PaymentPagePolicy {
+  return paymentPagePolicyOf(config, [sourceOf(config.paytr.apiBase, config.publicBaseUrl)]);
+}
+
 const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi;
 
 /** `sha256-...` of each inline script of an HTML page (the browser hashes the text between the tags). */
@@ -205,6 +217,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     api: apiHeaders(hsts),
     page: pageHeaders({ paymentFrameSource, hsts }),
     payment: paymentPageHeaders(paymentPagePolicyOf(config)),
+    card: paymentPageHeaders(cardPagePolicyOf(config)),
   };
   // Pages with an inline script (the API reference's start-up script): their CSP, by the set of hashes.
   const withHashes = new Map<string, string>();

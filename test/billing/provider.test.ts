@@ -43,11 +43,17 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 const ctx = useTestApp({ paymentProvider: 'paytr', paytr: { apiBase: base, iframeBase: base, timeoutMs: 300 } });
 
 describe('checkout against the PayTR API (a local stand-in)', () => {
+  // With save_card (the default) a PayTR checkout goes to the service's card page instead (19.1,
+  // test/billing-paytr/card-page.test.ts): these are checkouts without it, through PayTR's iFrame API.
   it('sends the token request and returns the iframe session', async () => {
     mode = 'success';
     const t = ctx();
     const ws = await createWorkspace(t.api);
-    const res = await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'business', billing_interval: 'year' }, { token: ws.admin.token });
+    const res = await t.api.post(
+      billingPath(ws, 'checkout/'),
+      { plan_slug: 'business', billing_interval: 'year', save_card: false },
+      { token: ws.admin.token },
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
       iframe_token: 'tok123abc',
@@ -83,7 +89,7 @@ describe('checkout against the PayTR API (a local stand-in)', () => {
       mode = m;
       const t = ctx();
       const ws = await createWorkspace(t.api);
-      const res = await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'pro', billing_interval: 'month' }, { token: ws.admin.token });
+      const res = await t.api.post(billingPath(ws, 'checkout/'), { plan_slug: 'pro', billing_interval: 'month', save_card: false }, { token: ws.admin.token });
       expectProblem(res, 502, 'payment_provider_error');
       expect(res.text).not.toContain(t.config.paytr.merchantKey);
       const payments = (await t.api.get(billingPath(ws, 'payments/'), { token: ws.admin.token })).body;

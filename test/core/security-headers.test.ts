@@ -248,11 +248,17 @@ describe('TRUST_PROXY', () => {
       expect((await app.api.post('/api/workspaces/', { name: 'IP', slug }, { token })).status).toBe(201);
       const res = await app.api.post(
         `/api/workspaces/${slug}/billing/checkout/`,
-        { plan_slug: 'business', billing_interval: 'month' },
+        { plan_slug: 'business', billing_interval: 'month', save_card: false },
         { token, headers: { 'x-forwarded-for': '203.0.113.77' } },
       );
       expect(res.status, res.text).toBe(201);
       expect(forms.at(-1)?.get('user_ip')).toBe('203.0.113.77');
+      // with save_card, the card page (19.1) tells PayTR the address of the browser that shows it
+      const card = await app.api.post(`/api/workspaces/${slug}/billing/checkout/`, { plan_slug: 'business', billing_interval: 'month' }, { token });
+      expect(card.status, card.text).toBe(201);
+      const page = await fetch(`${app.url}${new URL(card.body.iframe_url).pathname}`, { headers: { 'x-forwarded-for': '203.0.113.78' } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('name="user_ip" value="203.0.113.78"');
     } finally {
       await app.close();
       await new Promise((resolve) => paytr.close(resolve));

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Config } from '../../config/config.js';
 import { sriHash } from '../../http/payment-page.js';
-import { paymentPageHeaders, paymentPagePolicyOf } from '../../http/security-headers.js';
+import { CARD_PAGE_PREFIX, cardPagePolicyOf, paymentPageHeaders, paymentPagePolicyOf } from '../../http/security-headers.js';
 import { createPaytrClient } from '../../modules/billing/index.js';
 import { type Command, UsageError } from '../cli.js';
 
@@ -173,7 +173,10 @@ export const checkPaymentPageCommand: Command = {
     const inventoryFile = typeof values.inventory === 'string' ? values.inventory : DEFAULT_INVENTORY;
     const inventory = parseInventory(await readFile(inventoryFile, 'utf8'));
     if (inventory.length === 0) throw new UsageError(`${inventoryFile} lists no scripts (rows of | \`file\` | purpose | \`sha384-...\` |)`);
-    const expectedHeaders = paymentPageHeaders({ ...paymentPagePolicyOf(config), scriptHashes: inventory.map((s) => s.sha384) });
+    const scriptHashes = inventory.map((s) => s.sha384);
+    // The card page of 19.1 posts its form to PayTR's API origin; the sandbox's pages and the return pages to theirs.
+    const expectedHeadersOf = (url: string) =>
+      paymentPageHeaders({ ...(new URL(url).pathname.startsWith(CARD_PAGE_PREFIX) ? cardPagePolicyOf(config) : paymentPagePolicyOf(config)), scriptHashes });
 
     const pages: { url: string; requireAllScripts: boolean }[] = [];
     if (typeof values.url === 'string' && values.url !== '') {
@@ -192,8 +195,8 @@ export const checkPaymentPageCommand: Command = {
 
     let failures = 0;
     for (const page of pages) {
-      const differences = await checkPaymentPage({ ...page, inventory, expectedHeaders });
-      const shown = page.url.replace(/\/guvenli\/[^/?#]+/, '/guvenli/<token>');
+      const differences = await checkPaymentPage({ ...page, inventory, expectedHeaders: expectedHeadersOf(page.url) });
+      const shown = page.url.replace(/\/guvenli\/[^/?#]+/, '/guvenli/<token>').replace(/\/billing\/card\/[^/?#]+/, '/billing/card/<token>');
       if (differences.length === 0) {
         ctx.out(`ok ${shown}: headers and scripts match ${inventoryFile}`);
       } else {

@@ -3,6 +3,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Outbox } from '../../kernel/outbox.js';
 import type { IdentityService } from '../identity/index.js';
 import type { BillingRepository } from './billing.repository.js';
+import type { PaytrConfig } from '../../config/config.js';
 import type { PaytrClient, PaytrCredentials } from './provider/paytr/index.js';
 import type { BillingTime } from './test-clock/test-clock.time.js';
 
@@ -43,4 +44,9 @@ export interface BillingDeps {
   outbox: Outbox<Tx>;
   /** Tax rate and seller of the documents issued now. */
   documents: DocumentSettings;
+  /**
+   * PAYMENT_PROVIDER=paytr: PayTR's configuration for the service's card page (19.1), where a checkout with save_card
+   * sends the browser instead of PayTR's iFrame. Absent or null with the sandbox, whose own page stores cards.
+   */
+  cardPage?: { paytr: PaytrConfig } | null;
 }

@@ -13,7 +13,7 @@ import { paymentMethodsRoutes } from './payment-methods/payment-methods.routes.j
 import { testClockRoutes } from './test-clock/test-clock.routes.js';
 import type { TestClockService } from './test-clock/test-clock.service.js';
 
-export { billingCallbackRoutes } from './checkout/checkout.routes.js';
+export { billingCallbackRoutes, cardPageRoutes } from './checkout/checkout.routes.js';
 
 type Opts = { billing: BillingService; refunds: RefundsService; reconcile: ReconcileService; testClock: TestClockService };
 

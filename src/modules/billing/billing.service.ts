@@ -68,6 +68,7 @@ export function createBillingService(deps: BillingDeps) {
 
     checkout: checkout.checkout,
     handleCallback: checkout.handleCallback,
+    cardPage: checkout.cardPage,
     settle: checkout.settle,
     listPayments: checkout.listPayments,
     listInvoices: checkout.listInvoices,

@@ -1,5 +1,5 @@
 export { billingRepository, type BillingRepository } from './billing.repository.js';
-export { billingCallbackRoutes, billingRoutes } from './billing.routes.js';
+export { billingCallbackRoutes, billingRoutes, cardPageRoutes } from './billing.routes.js';
 export type { BillingLogger } from './billing.deps.js';
 export { type BillingService, createBillingService } from './billing.service.js';
 export { createPlanGate } from './catalog/catalog.plan-gate.js';

@@ -37,6 +37,11 @@ export function checkoutRepository() {
       return tx.selectFrom('payments').selectAll().where('merchant_oid', '=', merchantOid).executeTakeFirst();
     },
 
+    /** The e-mail and name of the user who started a checkout (the card page's payer, 19.1). */
+    payerOf(tx: Executor, userId: string) {
+      return tx.selectFrom('users').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirst();
+    },
+
     /**
      * The idempotency point of the callback: only a pending payment moves, and of concurrent identical callbacks
      * exactly one sees a row come back (the others wait on the row lock, then find it no longer pending).

@@ -79,3 +79,15 @@ export const billingCallbackRoutes: FastifyPluginAsyncTypebox<Opts> = async (app
     },
   );
 };
+
+/**
+ * `GET /billing/card/<token>` (PAYMENT_PROVIDER=paytr, 19.1): the card page a checkout with save_card answers as its
+ * `iframe_url`; public (the token is the credential). Its security headers (form-action PayTR's API origin) come from
+ * the `card` surface of `registerSecurityHeaders`, on the page and on its 404 alike.
+ */
+export const cardPageRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { billing }) => {
+  app.get('/billing/card/:token', { schema: { hide: true, params: Type.Object({ token: Type.String() }) } }, async (req, reply) => {
+    const page = await billing.cardPage(req.params.token, req.ip);
+    return reply.status(page.status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page.html);
+  });
+};

@@ -14,6 +14,7 @@ import type { Dunning } from '../collection/collection.dunning.js';
 import type { PaymentMethodsService } from '../payment-methods/payment-methods.service.js';
 import { invoiceView, paymentView } from '../billing.views.js';
 import { PaytrError, parseCallback } from '../provider/paytr/index.js';
+import { cardPageNotFound, createCardPage } from './checkout.card-page.js';
 
 /** What the provider says about an order, from its callback or from a status query (reconciliation). */
 export interface ProviderOutcome {
@@ -42,7 +43,7 @@ const returnUrls = (base: string) => ({ okUrl: `${base}/billing/return/ok`, fail
 
 export interface CheckoutDeps extends Pick<
   BillingDeps,
-  'db' | 'repo' | 'clock' | 'time' | 'identity' | 'provider' | 'credentials' | 'publicBaseUrl' | 'log' | 'outbox'
+  'db' | 'repo' | 'clock' | 'time' | 'identity' | 'provider' | 'credentials' | 'publicBaseUrl' | 'log' | 'outbox' | 'cardPage'
 > {
   subscriptions: Pick<SubscriptionsService, 'currentSubscription'>;
   coupons: Pick<CouponsService, 'checkCoupon'>;
@@ -61,6 +62,9 @@ export function createCheckoutService(deps: CheckoutDeps) {
   const { currentSubscription } = deps.subscriptions;
   const { checkCoupon } = deps.coupons;
   const { fulfil } = deps.fulfilment;
+  // PAYMENT_PROVIDER=paytr: PayTR stores cards through its Direct API only, so a checkout with save_card goes to the
+  // service's own card page, whose form posts to PayTR (19.1). The sandbox's page stores cards itself.
+  const cardPage = deps.cardPage ? createCardPage({ db, repo, publicBaseUrl: deps.publicBaseUrl, paytr: deps.cardPage.paytr }) : null;
 
   /**
    * The single code path from a provider's word to a settled payment, used by the callback and by reconciliation:
@@ -192,6 +196,11 @@ export function createCheckoutService(deps: CheckoutDeps) {
 
       const session = { merchant_oid: payment.merchant_oid, amount: payment.amount, currency: payment.currency, proration_credit: payment.proration_credit };
       if (payment.amount === 0) return { iframe_token: null, iframe_url: null, ...session };
+      if (payment.save_card && cardPage) {
+        // No token request: the card page's form is the Direct API payment (its paytr_token is made when it is shown).
+        const page = cardPage.session(payment.merchant_oid);
+        return { iframe_token: page.token, iframe_url: page.url, ...session };
+      }
 
       // The provider call runs outside any transaction: the pending payment is already committed, so a callback that
       // arrives before this returns finds it.
@@ -271,6 +280,12 @@ export function createCheckoutService(deps: CheckoutDeps) {
     },
 
     settle: (merchantOid: string, outcome: ProviderOutcome) => settle(merchantOid, outcome),
+
+    /** `GET /billing/card/<token>` (19.1, PAYMENT_PROVIDER=paytr): the card page of a pending checkout, or a 404 page. */
+    async cardPage(token: string, ip: string) {
+      if (!cardPage) return { status: 404 as const, html: cardPageNotFound() };
+      return cardPage.render(token, ip);
+    },
 
     async listPayments(actor: Actor, slug: string, page: PageQuery) {
       const ws = await identity.access(actor, slug, 'billing');

@@ -245,6 +245,74 @@ export function buildRecurringChargeForm(config: PaytrConfig, req: RecurringChar
   });
 }
 
+/**
+ * The first payment of a card that PayTR stores ("Kart Saklama API", [postman] "Yeni Kart Ekleme"): the Direct API
+ * payment form the customer's browser posts to `{apiBase}/odeme`, card fields typed by the customer (never here).
+ */
+export interface CardStorageRequest {
+  merchantOid: string;
+  /** Minor units, a positive integer; sent as `payment_amount` in major units with two decimals. */
+  amount: number;
+  /** ISO 4217. */
+  currency: string;
+  email: string;
+  /** The customer's browser (the one that posts the form). */
+  userIp: string;
+  userName: string;
+  userAddress: string;
+  userPhone: string;
+  basket: { name: string; amount: number; quantity: number }[];
+  okUrl: string;
+  failUrl: string;
+  /** The workspace's existing PayTR user token, so that the new card joins it; null for a first card. */
+  utoken: string | null;
+}
+
+/**
+ * The hidden fields of the card page's form (Direct API, 3D: `non_3d=0`, `store_card=1`), in the order of PayTR's
+ * table, with `paytr_token` (`directPaymentHash`). The card fields (`cc_owner`, `card_number`, `expiry_month`,
+ * `expiry_year`, `cvv`) are the page's inputs, typed in the browser and posted straight to PayTR. Exported for tests.
+ */
+export function buildCardStorageForm(config: PaytrConfig, req: CardStorageRequest): [string, string][] {
+  const testMode = config.testMode ? '1' : '0';
+  const hashed = {
+    user_ip: plainIp(req.userIp),
+    merchant_oid: req.merchantOid,
+    email: req.email,
+    payment_amount: formatMajor(req.amount),
+    payment_type: 'card',
+    installment_count: '0',
+    currency: toPaytrCurrency(req.currency),
+    test_mode: testMode,
+    non_3d: '0',
+  };
+  const fields: [string, string][] = [
+    ['merchant_id', config.merchantId],
+    ['user_ip', hashed.user_ip],
+    ['merchant_oid', hashed.merchant_oid],
+    ['email', hashed.email],
+    ['payment_amount', hashed.payment_amount],
+    ['payment_type', hashed.payment_type],
+    ['installment_count', hashed.installment_count],
+    ['currency', hashed.currency],
+    ['test_mode', hashed.test_mode],
+    ['non_3d', hashed.non_3d],
+    ['paytr_token', directPaymentHash(config, hashed)],
+    ['client_lang', 'en'],
+    ['user_name', fit(req.userName, FIELD_LIMITS.user_name)],
+    ['user_address', fit(req.userAddress, FIELD_LIMITS.user_address)],
+    ['user_phone', fit(req.userPhone, FIELD_LIMITS.user_phone)],
+    ['user_basket', encodeDirectBasket(req.basket)],
+    ['merchant_ok_url', req.okUrl],
+    ['merchant_fail_url', req.failUrl],
+    ['debug_on', testMode],
+    ['store_card', '1'],
+  ];
+  // Outside paytr_token, as in [postman]; absent for a workspace's first card (PayTR then makes a new user token).
+  if (req.utoken) fields.push(['utoken', req.utoken]);
+  return fields;
+}
+
 function checkChargeRequest(req: RecurringChargeRequest): void {
   if (!/^[A-Za-z0-9]{1,64}$/.test(req.merchantOid)) throw new PaytrError('merchant_oid must be 1-64 letters and digits', 'invalid_request');
   if (!positiveInt(req.amount)) throw new PaytrError('amount must be a positive integer (minor units)', 'invalid_request');

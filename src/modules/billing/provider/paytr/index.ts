@@ -1,6 +1,8 @@
 export { type CallbackParseResult, type CallbackPayload, parseCallback } from './callback.js';
 export {
+  buildCardStorageForm,
   buildRecurringChargeForm,
+  type CardStorageRequest,
   buildTokenForm,
   createPaytrClient,
   DEFAULT_TIMEOUT_LIMIT_MINUTES,
