@@ -5716,7 +5716,7 @@ export interface operations {
                         currency: string;
                         /** @description Payment-session token; null when nothing is due */
                         iframe_token: string | null;
-                        /** @description Embed in an iframe to show the payment form; null when nothing is due */
+                        /** @description Embed in an iframe to show the payment form (PayTR's, the sandbox's, or with save_card and PAYMENT_PROVIDER=paytr the service's own card page posting to PayTR's Direct API); null when nothing is due */
                         iframe_url: string | null;
                         /** @description Order id of the payment (alphanumeric) */
                         merchant_oid: string;

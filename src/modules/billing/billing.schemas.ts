@@ -125,7 +125,10 @@ export const CheckoutBody = Type.Object({
 
 export const CheckoutSession = Type.Object({
   iframe_token: Type.Union([Type.String(), Type.Null()], { description: 'Payment-session token; null when nothing is due' }),
-  iframe_url: Type.Union([Type.String(), Type.Null()], { description: 'Embed in an iframe to show the payment form; null when nothing is due' }),
+  iframe_url: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Embed in an iframe to show the payment form (PayTR's, the sandbox's, or with save_card and PAYMENT_PROVIDER=paytr the service's own card page posting to PayTR's Direct API); null when nothing is due",
+  }),
   merchant_oid: Type.String({ description: 'Order id of the payment (alphanumeric)' }),
   amount: Money('Amount to pay'),
   currency: Type.String(),
