@@ -5,7 +5,7 @@ import type { Outbox } from '../../kernel/outbox.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
 
 export interface OutboxDeps {
-  repo: Pick<WebhooksRepository, 'insertEvent' | 'subscribedEndpoints' | 'insertDeliveries'>;
+  repo: Pick<WebhooksRepository, 'insertEventForEndpoints' | 'insertDeliveries'>;
   clock: Clock;
   /** Called when an event created deliveries (the worker wakes soon after, once the transaction has committed). */
   onDeliveries?: () => void;
@@ -23,8 +23,7 @@ export function createOutbox({ repo, clock, onDeliveries }: OutboxDeps): Outbox<
       const now = clock.now();
       // A JSON round trip makes the stored payload exactly what a receiver will parse (dates as ISO strings).
       const data: unknown = JSON.parse(JSON.stringify(event.data ?? null));
-      await repo.insertEvent(tx, { id, workspace_id: event.workspaceId, type: event.type, data, created_at: now });
-      const endpoints = await repo.subscribedEndpoints(tx, event.workspaceId, event.type);
+      const endpoints = await repo.insertEventForEndpoints(tx, { id, workspace_id: event.workspaceId, type: event.type, data, created_at: now });
       if (endpoints.length) {
         await repo.insertDeliveries(
           tx,

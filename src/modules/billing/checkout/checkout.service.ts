@@ -73,6 +73,13 @@ export function createCheckoutService(deps: CheckoutDeps) {
    * invoice, redemption, events) commits with it; concurrent callers wait on the row lock and then find it settled.
    */
   async function settle(merchantOid: string, o: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'> {
+    // The provider says the same thing twice as a rule (a charge's answer and its notification, PayTR's repeated
+    // notifications): a payment already settled for good is seen without opening a transaction.
+    const seen = await repo.findPaymentByOid(db, merchantOid);
+    if (seen && seen.status !== 'pending' && !(seen.status === 'failed' && seen.failure_reason === 'expired')) {
+      log.info({ merchantOid, status: seen.status, source: o.source }, 'billing: repeated provider notification ignored');
+      return 'already_settled';
+    }
     return db.transaction().execute(async (tx) => {
       const payment = await repo.findPaymentByOid(tx, merchantOid);
       if (!payment) {

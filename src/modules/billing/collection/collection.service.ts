@@ -5,7 +5,7 @@ import { newId } from '../../../kernel/ids.js';
 import { recordEvent } from '../subscriptions/subscriptions.audit.js';
 import { chargeKey, merchantOidFor, priceFor } from '../billing.domain.js';
 import { planOrThrow } from '../catalog/catalog.plans.js';
-import type { PaymentMethodRow, PaymentRow, SubscriptionRow } from '../billing.repository.js';
+import type { PaymentMethodRow, PaymentRow, PlanRow, SubscriptionRow } from '../billing.repository.js';
 import type { BillingDeps } from '../billing.deps.js';
 import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
 import type { ProviderOutcome } from '../checkout/checkout.service.js';
@@ -17,7 +17,7 @@ const BATCH = 50;
 const CONCURRENCY = 8;
 
 export interface CollectionDeps extends Pick<BillingDeps, 'db' | 'repo' | 'clock' | 'time' | 'identity' | 'provider' | 'log' | 'publicBaseUrl'> {
-  subscriptions: Pick<SubscriptionsService, 'lockedSubscription' | 'subscriptionResponse'>;
+  subscriptions: Pick<SubscriptionsService, 'applyDue' | 'lockedSubscription' | 'subscriptionResponse'>;
   /** The one path from a provider's word to a settled payment (checkout's). */
   settle(merchantOid: string, outcome: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'>;
 }
@@ -41,14 +41,21 @@ export type CollectionService = ReturnType<typeof createCollectionService>;
  */
 export function createCollectionService(deps: CollectionDeps) {
   const { db, repo, clock, time, identity, log } = deps;
-  const { lockedSubscription, subscriptionResponse } = deps.subscriptions;
+  const { applyDue, lockedSubscription, subscriptionResponse } = deps.subscriptions;
 
   /** Writes the pending payment of one charge (the caller holds the subscription's lock); undefined: nothing to charge. */
-  async function recordCharge(tx: Tx, sub: SubscriptionRow, kind: 'renewal' | 'retry', now: Date): Promise<Charge | undefined> {
+  async function recordCharge(
+    tx: Tx,
+    sub: SubscriptionRow,
+    kind: 'renewal' | 'retry',
+    now: Date,
+    plans: Map<string, PlanRow> = new Map(),
+  ): Promise<Charge | undefined> {
     const found = await repo.findChargeCard(tx, sub.workspace_id);
     if (!found) return undefined;
     const { utoken, ...card } = found;
-    const plan = await planOrThrow(repo, sub.plan_slug, tx);
+    let plan = plans.get(sub.plan_slug);
+    if (!plan) plans.set(sub.plan_slug, (plan = await planOrThrow(repo, sub.plan_slug, tx)));
     // The plan's price for the interval now (no coupon of an earlier payment); a plan no longer sold keeps its price.
     const amount = priceFor(plan, sub.billing_interval) ?? sub.amount_per_period;
     if (amount <= 0) return undefined;
@@ -162,10 +169,13 @@ export function createCollectionService(deps: CollectionDeps) {
           const now = scope?.now ?? clock.now();
           const rows = await repo.claimChargesDue(tx, now, BATCH, scope?.workspaceId);
           const charges: Charge[] = [];
+          // The batch's plans are read once (a catalogue has a handful).
+          const plans = new Map<string, PlanRow>();
           for (const row of rows) {
-            const sub = await lockedSubscription(tx, row.workspace_id, now);
-            const kind = sub ? dueKind(sub, now) : null;
-            const charge = sub && kind ? await recordCharge(tx, sub, kind, now) : undefined;
+            // The claim locked the row: due transitions (a scheduled downgrade, the grace end) first, then the charge.
+            const sub = await applyDue(tx, row, now);
+            const kind = dueKind(sub, now);
+            const charge = kind ? await recordCharge(tx, sub, kind, now, plans) : undefined;
             if (charge) charges.push(charge);
           }
           return { claimed: rows.length, charges };

@@ -116,6 +116,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
   }
 
   return {
+    applyDue,
     lockedSubscription,
     currentSubscription,
     subscriptionResponse,
