@@ -42,6 +42,18 @@ export function checkoutRepository() {
       return tx.selectFrom('users').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirst();
     },
 
+    /** The payment a provider's word names, with its workspace's test clock offset (0 without one). */
+    findPaymentForSettle(tx: Executor, merchantOid: string) {
+      return tx
+        .selectFrom('payments as p')
+        .leftJoin('billing_test_clocks as c', 'c.workspace_id', 'p.workspace_id')
+        .selectAll('p')
+        .select((eb) => eb.fn.coalesce('c.offset_seconds', eb.val(0)).as('clock_offset_seconds'))
+        .where('p.merchant_oid', '=', merchantOid)
+        .executeTakeFirst()
+        .then((r) => (r ? { ...r, clock_offset_seconds: Number(r.clock_offset_seconds) } : undefined));
+    },
+
     /**
      * The idempotency point of the callback: only a pending payment moves, and of concurrent identical callbacks
      * exactly one sees a row come back (the others wait on the row lock, then find it no longer pending).

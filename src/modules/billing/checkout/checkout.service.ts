@@ -74,19 +74,20 @@ export function createCheckoutService(deps: CheckoutDeps) {
    */
   async function settle(merchantOid: string, o: ProviderOutcome): Promise<'settled' | 'already_settled' | 'unknown'> {
     // The provider says the same thing twice as a rule (a charge's answer and its notification, PayTR's repeated
-    // notifications): a payment already settled for good is seen without opening a transaction.
-    const seen = await repo.findPaymentByOid(db, merchantOid);
-    if (seen && seen.status !== 'pending' && !(seen.status === 'failed' && seen.failure_reason === 'expired')) {
-      log.info({ merchantOid, status: seen.status, source: o.source }, 'billing: repeated provider notification ignored');
+    // notifications): a payment already settled for good is seen without opening a transaction. The payment as read
+    // here is all the transaction needs: its conditional update below is the one guard against a concurrent settle.
+    const found = await repo.findPaymentForSettle(db, merchantOid);
+    if (!found) {
+      log.warn({ merchantOid, source: o.source }, 'billing: provider notification for an unknown merchant_oid');
+      return 'unknown';
+    }
+    const { clock_offset_seconds: offset, ...payment } = found;
+    if (payment.status !== 'pending' && !(payment.status === 'failed' && payment.failure_reason === 'expired')) {
+      log.info({ merchantOid, status: payment.status, source: o.source }, 'billing: repeated provider notification ignored');
       return 'already_settled';
     }
     return db.transaction().execute(async (tx) => {
-      const payment = await repo.findPaymentByOid(tx, merchantOid);
-      if (!payment) {
-        log.warn({ merchantOid, source: o.source }, 'billing: provider notification for an unknown merchant_oid');
-        return 'unknown';
-      }
-      const now = await time.now(tx, payment.workspace_id);
+      const now = time.at(offset);
       let status = o.status;
       let reason: string | null = o.failedReason;
       if (o.status === 'success' && (o.totalAmount !== payment.amount || (o.currency !== null && o.currency !== payment.currency))) {

@@ -56,18 +56,19 @@ export function collectionRepository() {
     },
 
     /**
-     * Who a charge without the customer present is for (PayTR requires an e-mail and a name): the billing profile's
-     * e-mail and legal name, else the user who last checked out.
+     * Who the charges of these workspaces are for, without the customer present (PayTR requires an e-mail and a
+     * name): the billing profile's e-mail and legal name, else the user who last checked out, and the address that
+     * checkout came from. One statement for a batch of charges.
      */
-    async chargeContact(tx: Executor, workspaceId: string): Promise<{ email: string | null; name: string | null; ip: string | null }> {
-      const r = await sql<{ email: string | null; name: string | null; ip: string | null }>`
-        SELECT coalesce(bp.email, buyer.email) AS email, coalesce(bp.legal_name, buyer.display_name) AS name, buyer.user_ip AS ip
-          FROM (SELECT 1) one
-          LEFT JOIN billing_profiles bp ON bp.workspace_id = ${workspaceId}
+    async chargeContacts(tx: Executor, workspaceIds: string[]): Promise<Map<string, { email: string | null; name: string | null; ip: string | null }>> {
+      const r = await sql<{ workspace_id: string; email: string | null; name: string | null; ip: string | null }>`
+        SELECT w.id AS workspace_id, coalesce(bp.email, buyer.email) AS email, coalesce(bp.legal_name, buyer.display_name) AS name, buyer.user_ip AS ip
+          FROM unnest(${workspaceIds}::uuid[]) AS w (id)
+          LEFT JOIN billing_profiles bp ON bp.workspace_id = w.id
           LEFT JOIN LATERAL (
             SELECT u.email, u.display_name, p.user_ip FROM payments p JOIN users u ON u.id = p.created_by
-             WHERE p.workspace_id = ${workspaceId} AND p.kind = 'checkout' ORDER BY p.created_at DESC LIMIT 1) buyer ON true`.execute(tx);
-      return r.rows[0] ?? { email: null, name: null, ip: null };
+             WHERE p.workspace_id = w.id AND p.kind = 'checkout' ORDER BY p.created_at DESC LIMIT 1) buyer ON true`.execute(tx);
+      return new Map(r.rows.map(({ workspace_id, ...contact }) => [workspace_id, contact]));
     },
 
     /** The default card and the workspace's provider user token, what a charge needs (none: nothing to charge). */

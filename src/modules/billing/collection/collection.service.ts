@@ -103,9 +103,8 @@ export function createCollectionService(deps: CollectionDeps) {
   }
 
   /** Sends one recorded charge to the provider and settles what it answers; a lost answer leaves it to reconciliation. */
-  async function send(charge: Charge): Promise<void> {
+  async function send(charge: Charge, contact: { email: string | null; name: string | null; ip: string | null } | undefined): Promise<void> {
     const { payment, card, utoken } = charge;
-    const contact = await repo.chargeContact(db, payment.workspace_id);
     let answer;
     try {
       answer = await deps.provider.chargeStoredCard({
@@ -114,9 +113,9 @@ export function createCollectionService(deps: CollectionDeps) {
         ctoken: card.ctoken,
         amount: payment.amount,
         currency: payment.currency,
-        email: contact.email ?? 'billing@example.invalid',
-        userIp: contact.ip ?? '127.0.0.1',
-        userName: contact.name ?? 'Customer',
+        email: contact?.email ?? 'billing@example.invalid',
+        userIp: contact?.ip ?? '127.0.0.1',
+        userName: contact?.name ?? 'Customer',
         userAddress: 'Not provided',
         userPhone: '0000000000',
         basket: [{ name: `${charge.planName} plan, 1 ${payment.billing_interval}`, amount: payment.amount, quantity: 1 }],
@@ -141,9 +140,14 @@ export function createCollectionService(deps: CollectionDeps) {
   }
 
   async function sendAll(charges: Charge[]): Promise<void> {
+    if (charges.length === 0) return;
+    const contacts = await repo.chargeContacts(db, [...new Set(charges.map((c) => c.payment.workspace_id))]);
     let next = 0;
     const worker = async () => {
-      while (next < charges.length) await send(charges[next++]!);
+      while (next < charges.length) {
+        const charge = charges[next++]!;
+        await send(charge, contacts.get(charge.payment.workspace_id));
+      }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, charges.length) }, worker));
   }
@@ -202,7 +206,7 @@ export function createCollectionService(deps: CollectionDeps) {
         if (!charge) throw conflict('A charge of this subscription is already under way');
         return { charge, workspaceId: ws.workspaceId };
       });
-      await send(charge);
+      await sendAll([charge]);
       return db.transaction().execute(async (tx) => {
         const now = await time.now(tx, workspaceId);
         const payment = (await repo.findPayment(tx, workspaceId, charge.payment.id))!;

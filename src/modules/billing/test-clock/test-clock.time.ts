@@ -10,17 +10,21 @@ export interface BillingTime {
   /** Whether test clocks exist at all (PAYMENT_PROVIDER=sandbox). */
   readonly testClocks: boolean;
   now(tx: Executor, workspaceId: string): Promise<Date>;
+  /** The billing time of a workspace whose offset is already known (read with the row that needed it). */
+  at(offsetSeconds: number): Date;
 }
 
 export function createBillingTime(deps: { clock: Clock; repo: Pick<CollectionRepository, 'findClockOffset'>; testClocks: boolean }): BillingTime {
   const { clock, repo, testClocks } = deps;
+  const at = (offsetSeconds: number): Date => {
+    const real = clock.now();
+    return !testClocks || offsetSeconds === 0 ? real : new Date(real.getTime() + offsetSeconds * 1000);
+  };
   return {
     testClocks,
+    at,
     async now(tx, workspaceId) {
-      const real = clock.now();
-      if (!testClocks) return real;
-      const offset = await repo.findClockOffset(tx, workspaceId);
-      return offset === 0 ? real : new Date(real.getTime() + offset * 1000);
+      return testClocks ? at(await repo.findClockOffset(tx, workspaceId)) : clock.now();
     },
   };
 }
