@@ -37,9 +37,11 @@ export async function planInEffect(
   sub: SubscriptionRow | undefined,
   now: Date,
   graceDays: number,
+  /** The subscription's plan when the caller has just read it (no second read). */
+  known?: PlanRow,
 ): Promise<PlanRow> {
   if (sub && PLAN_IN_EFFECT.includes(effectiveStatus(sub, now, graceDays))) {
-    const plan = await repo.findPlan(tx, sub.plan_slug);
+    const plan = known?.slug === sub.plan_slug ? known : await repo.findPlan(tx, sub.plan_slug);
     if (plan) return plan;
   }
   return freePlan(repo, tx);

@@ -31,7 +31,8 @@ export function createFulfilment(deps: FulfilmentDeps) {
    */
   async function fulfil(tx: Executor, payment: PaymentRow, now: Date) {
     await repo.lockWorkspace(tx, payment.workspace_id);
-    const current = await lockedSubscription(tx, payment.workspace_id, now);
+    // A renewal or retry charged the default card: no need to ask whether there is one.
+    const current = await lockedSubscription(tx, payment.workspace_id, now, payment.kind === 'checkout' ? {} : { hasCard: true });
     const plan = await planOrThrow(repo, payment.plan_slug, tx);
     const change = classifyChange(current, { plan_slug: payment.plan_slug, price: payment.list_amount, interval: payment.billing_interval }, now);
     if (change === 'downgrade' && current) return scheduleDowngrade(tx, current, payment, plan, now);
@@ -82,7 +83,7 @@ export function createFulfilment(deps: FulfilmentDeps) {
         current_period_start: keepsStart ? current.current_period_start : start,
       });
     }
-    await subscriptionUpdated(tx, subscription, current?.status ?? null, now);
+    await subscriptionUpdated(tx, subscription, current?.status ?? null, now, plan);
     await recordEvent(repo, tx, {
       workspaceId: payment.workspace_id,
       type: earlyRenewal ? 'subscription.renewed' : 'subscription.activated',

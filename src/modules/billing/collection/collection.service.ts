@@ -49,10 +49,12 @@ export function createCollectionService(deps: CollectionDeps) {
     sub: SubscriptionRow,
     kind: 'renewal' | 'retry',
     now: Date,
-    plans: Map<string, PlanRow> = new Map(),
+    batch: { cards?: Awaited<ReturnType<typeof repo.findChargeCards>>; plans: Map<string, PlanRow> } = { plans: new Map() },
   ): Promise<Charge | undefined> {
-    const found = await repo.findChargeCard(tx, sub.workspace_id);
+    const cards = batch.cards ?? (await repo.findChargeCards(tx, [sub.workspace_id]));
+    const found = cards.get(sub.workspace_id);
     if (!found) return undefined;
+    const plans = batch.plans;
     const { utoken, ...card } = found;
     let plan = plans.get(sub.plan_slug);
     if (!plan) plans.set(sub.plan_slug, (plan = await planOrThrow(repo, sub.plan_slug, tx)));
@@ -173,13 +175,19 @@ export function createCollectionService(deps: CollectionDeps) {
           const now = scope?.now ?? clock.now();
           const rows = await repo.claimChargesDue(tx, now, BATCH, scope?.workspaceId);
           const charges: Charge[] = [];
-          // The batch's plans are read once (a catalogue has a handful).
-          const plans = new Map<string, PlanRow>();
+          // The batch's cards and plans are read once (a catalogue has a handful of plans).
+          const batch = {
+            cards: await repo.findChargeCards(
+              tx,
+              rows.map((r) => r.workspace_id),
+            ),
+            plans: new Map<string, PlanRow>(),
+          };
           for (const row of rows) {
             // The claim locked the row: due transitions (a scheduled downgrade, the grace end) first, then the charge.
-            const sub = await applyDue(tx, row, now);
+            const sub = await applyDue(tx, row, now, { hasCard: batch.cards.has(row.workspace_id) });
             const kind = dueKind(sub, now);
-            const charge = kind ? await recordCharge(tx, sub, kind, now, plans) : undefined;
+            const charge = kind ? await recordCharge(tx, sub, kind, now, batch) : undefined;
             if (charge) charges.push(charge);
           }
           return { claimed: rows.length, charges };

@@ -57,6 +57,14 @@ export function sandboxCardsRepository() {
     cards(tx: Executor, utoken: string) {
       return tx.selectFrom('sandbox_cards').selectAll().where('utoken', '=', utoken).orderBy('created_at').orderBy('ctoken').execute();
     },
+    /** The card (if any) and whether an iFrame order already paid the merchant_oid, in one statement. */
+    async cardForCharge(tx: Executor, utoken: string, ctoken: string, merchantOid: string) {
+      const r = await sql<SandboxCardRow & { order_paid: boolean }>`
+        SELECT c.*, EXISTS (SELECT 1 FROM sandbox_orders o WHERE o.merchant_oid = ${merchantOid} AND o.state = 'paid') AS order_paid
+          FROM (SELECT 1) one LEFT JOIN sandbox_cards c ON c.utoken = ${utoken} AND c.ctoken = ${ctoken}`.execute(tx);
+      const row = r.rows[0]!;
+      return { card: row.ctoken ? (row as SandboxCardRow) : undefined, orderPaid: row.order_paid };
+    },
     card(tx: Executor, utoken: string, ctoken: string) {
       return tx.selectFrom('sandbox_cards').selectAll().where('utoken', '=', utoken).where('ctoken', '=', ctoken).executeTakeFirst();
     },

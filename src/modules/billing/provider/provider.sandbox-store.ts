@@ -62,6 +62,10 @@ export function databaseSandboxStore(db: Db): SandboxStore {
       const r = await cards.card(db, utoken, ctoken);
       return r ? toCard(r) : undefined;
     },
+    cardForCharge: async (utoken, ctoken, merchantOid) => {
+      const r = await cards.cardForCharge(db, utoken, ctoken, merchantOid);
+      return { card: r.card ? toCard(r.card) : undefined, orderPaid: r.orderPaid };
+    },
     deleteCard: (utoken, ctoken) => cards.deleteCard(db, utoken, ctoken),
     insertCharge: (c) =>
       cards.insertCharge(db, {

@@ -22,15 +22,16 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
    * An active period that ended and does not cancel is renewed by charging the default card (19.2): with one, the
    * period's end is the renewal charge's business, not a transition. Asked only when it matters (rarely).
    */
+  const willRenew = (row: SubscriptionRow, now: Date): boolean => row.status === 'active' && !row.cancel_at_period_end && row.current_period_end <= now;
   async function autoRenews(tx: Executor, row: SubscriptionRow, now: Date): Promise<boolean> {
-    if (row.status !== 'active' || row.cancel_at_period_end || row.current_period_end > now) return false;
-    return (await repo.findDefaultPaymentMethod(tx, row.workspace_id)) !== undefined;
+    return willRenew(row, now) && (await repo.findDefaultPaymentMethod(tx, row.workspace_id)) !== undefined;
   }
 
   /** Writes down every transition that is due (the row must be locked by the caller), once, with an audit event each. */
-  async function applyDue(tx: Executor, row: SubscriptionRow, now: Date): Promise<SubscriptionRow> {
+  async function applyDue(tx: Executor, row: SubscriptionRow, now: Date, known: { hasCard?: boolean } = {}): Promise<SubscriptionRow> {
     row = await applyScheduledChange(tx, row, now);
-    const { state, transitions } = dueTransitions(row, now, graceDays, { autoRenew: await autoRenews(tx, row, now) });
+    const autoRenew = known.hasCard === undefined ? await autoRenews(tx, row, now) : known.hasCard && willRenew(row, now);
+    const { state, transitions } = dueTransitions(row, now, graceDays, { autoRenew });
     if (transitions.length === 0) return row;
     const last = transitions[transitions.length - 1]!;
     const enteredDunning = row.status === 'active' && transitions.some((t) => t.to === 'past_due');
@@ -93,9 +94,9 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
   }
 
   /** The workspace's subscription, locked, with due transitions applied. */
-  async function lockedSubscription(tx: Executor, workspaceId: string, now: Date): Promise<SubscriptionRow | undefined> {
+  async function lockedSubscription(tx: Executor, workspaceId: string, now: Date, known: { hasCard?: boolean } = {}): Promise<SubscriptionRow | undefined> {
     const row = await repo.findSubscription(tx, workspaceId, true);
-    return row ? applyDue(tx, row, now) : undefined;
+    return row ? applyDue(tx, row, now, known) : undefined;
   }
 
   /** Applied on read: the row is locked only when a transition is due, so plain reads stay cheap. */
@@ -105,13 +106,13 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     return lockedSubscription(tx, workspaceId, now);
   }
 
-  async function subscriptionResponse(tx: Executor, sub: SubscriptionRow | undefined, now: Date) {
-    return { subscription: sub ? subscriptionView(sub) : null, limits: limitsView(await planInEffect(repo, tx, sub, now, graceDays)) };
+  async function subscriptionResponse(tx: Executor, sub: SubscriptionRow | undefined, now: Date, plan?: PlanRow) {
+    return { subscription: sub ? subscriptionView(sub) : null, limits: limitsView(await planInEffect(repo, tx, sub, now, graceDays, plan)) };
   }
 
   /** `subscription.updated` for webhooks: the subscription response plus the status it had before. */
-  async function subscriptionUpdated(tx: Executor, sub: SubscriptionRow, previousStatus: string | null, now: Date) {
-    const data = { ...(await subscriptionResponse(tx, sub, now)), previous_status: previousStatus };
+  async function subscriptionUpdated(tx: Executor, sub: SubscriptionRow, previousStatus: string | null, now: Date, plan?: PlanRow) {
+    const data = { ...(await subscriptionResponse(tx, sub, now, plan)), previous_status: previousStatus };
     await deps.outbox.record(tx as Tx, { workspaceId: sub.workspace_id, type: 'subscription.updated', data });
   }
 

@@ -87,6 +87,8 @@ export interface SandboxStore {
   /** A user's cards, oldest first. */
   cards(utoken: string): Promise<SandboxCard[]>;
   card(utoken: string, ctoken: string): Promise<SandboxCard | undefined>;
+  /** What a charge needs to know, in one look: the card, and whether an iFrame order already paid the merchant_oid. */
+  cardForCharge(utoken: string, ctoken: string, merchantOid: string): Promise<{ card: SandboxCard | undefined; orderPaid: boolean }>;
   /** False when there was no such card. */
   deleteCard(utoken: string, ctoken: string): Promise<boolean>;
   /** False when the merchant_oid was already charged (nothing is written then). */
@@ -111,6 +113,9 @@ export function memorySandboxStore(): SandboxStore {
     async card(utoken, ctoken) {
       const c = cards.get(ctoken);
       return c && c.utoken === utoken ? { ...c } : undefined;
+    },
+    async cardForCharge(utoken, ctoken, merchantOid) {
+      return { card: await this.card(utoken, ctoken), orderPaid: (await this.paidByOid(merchantOid)) !== undefined };
     },
     async deleteCard(utoken, ctoken) {
       const c = cards.get(ctoken);
@@ -805,8 +810,8 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     const { merchantOid, utoken, ctoken, amount, currency, testMode } = check.charge;
     // A merchant_oid is charged at most once: a repeat gets the first answer again and charges nothing (the insert
     // below is the check; a repeat whose card is gone since is answered from the first charge too).
-    if (await store.paidByOid(merchantOid)) return { status: 'failed', msg: 'merchant_oid has already been paid; send a new merchant_oid', try_again: false };
-    const card = await store.card(utoken, ctoken);
+    const { card, orderPaid } = await store.cardForCharge(utoken, ctoken, merchantOid);
+    if (orderPaid) return { status: 'failed', msg: 'merchant_oid has already been paid; send a new merchant_oid', try_again: false };
     if (!card) {
       const earlier = await store.chargeByOid(merchantOid);
       return earlier ? chargeAnswer(earlier) : { status: 'failed', msg: 'No stored card with this utoken and ctoken', try_again: false };
