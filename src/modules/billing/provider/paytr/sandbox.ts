@@ -33,6 +33,11 @@ export interface SandboxOptions {
   store?: SandboxStore;
   /** How long after a `wait_callback` answer the charge's notification is posted (default 200 ms). */
   waitCallbackDelayMs?: number;
+  /**
+   * How long after an answer of `success` or `failed` the charge's notification is posted (default 50 ms): PayTR's
+   * notification follows its answer. 0 makes them race (tests of the race set it).
+   */
+  notifyAfterAnswerMs?: number;
 }
 
 /** How the later charges of a stored sandbox card end (the test card it was stored from, contract 19.7). */
@@ -791,6 +796,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
 
   const json = (reply: FastifyReply) => void reply.type('application/json; charset=utf-8');
   const waitMs = opts.waitCallbackDelayMs ?? 200;
+  const afterAnswerMs = opts.notifyAfterAnswerMs ?? 50;
 
   /** Posts a charge's notification in the background (after `delayMs`), so that it can race the answer as PayTR's does. */
   const notifyLater = (fields: Record<string, string>, delayMs: number, log: FastifyBaseLogger): void => {
@@ -835,7 +841,7 @@ export const sandboxRoutes: FastifyPluginAsync<SandboxOptions> = async (app, opt
     const result: Parameters<typeof sandboxNotification>[2] =
       charge.status === 'success' ? { status: 'success' } : { status: 'failed', code: '0', message: charge.failureReason ?? 'declined' };
     const notification = sandboxNotification(creds, { merchantOid, amount, currency, testMode }, result);
-    notifyLater(notification, charge.answer === 'wait_callback' ? waitMs : 0, request.log);
+    notifyLater(notification, charge.answer === 'wait_callback' ? waitMs : afterAnswerMs, request.log);
     return chargeAnswer(charge);
   });
 
