@@ -22,6 +22,7 @@ import { benchSlaSimulation } from './sla-simulation.js';
 import { benchSlaReports } from './sla-reports.js';
 import { benchSecurityHeaders } from './security-headers.js';
 import { benchInvoicePdf } from './invoice-pdf.js';
+import { benchRenewals } from './renewals.js';
 import { benchTimeTracking } from './time-tracking.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
@@ -875,6 +876,8 @@ async function main() {
     webhooks.push(renderMixedLoad(mixed));
     // Invoice PDFs through the service (bench/invoice-pdf.ts).
     webhooks.push(await benchInvoicePdf({ quick }));
+    // Automatic renewal: 10,000 subscriptions due at once, two compiled instances on PostgreSQL (bench/renewals.ts).
+    if (url && !cfg.pgliteOnly) webhooks.push(await benchRenewals({ databaseUrl: url, quick }));
   }
   const md = [markdown(runs, meta), ...webhooks].join('\n\n');
   writeFileSync(join(RESULTS, `${name}.md`), `${md}\n`);
