@@ -55,6 +55,19 @@ describe('stored cards (contract 19.1)', () => {
     expectProblem(await t.api.delete(billing(other, 'payment-methods/not-a-uuid/'), { token: other.admin.token }), 400);
     expect(await paymentMethods(t, other)).toHaveLength(1);
   });
+
+  it('a card the provider no longer has can still be removed here', async () => {
+    const t = ctx();
+    const ws = await createWorkspace(t.api);
+    await subscribeWithCard(t, ws);
+    const [card] = await paymentMethods(t, ws);
+    // removed at the provider's side (PayTR's own panel, say)
+    const owner = await t.database.db.selectFrom('payment_customers').select('utoken').where('workspace_id', '=', ws.workspaceId).executeTakeFirstOrThrow();
+    await t.database.db.deleteFrom('sandbox_cards').where('utoken', '=', owner.utoken).execute();
+    const removed = await t.api.delete(billing(ws, `payment-methods/${card!.id}/`), { token: ws.admin.token });
+    expect(removed.status, removed.text).toBe(204);
+    expect(await paymentMethods(t, ws)).toEqual([]);
+  });
 });
 
 describe('automatic renewal (contract 19.2) on the test clock (19.7)', () => {

@@ -44,7 +44,10 @@ export function createPaymentMethodsService(deps: Pick<BillingDeps, 'db' | 'repo
         try {
           await deps.provider.deleteCard(utoken, ctoken);
         } catch (error) {
-          throw providerError(error);
+          // The provider answered that it does not have the card (removed there already): removing it here is what
+          // the customer asked for. A provider that could not be reached changes nothing (502, try again).
+          if (!(error instanceof PaytrError && error.kind === 'refused')) throw providerError(error);
+          log.warn({ workspaceId, reason: error.reason }, 'billing: the provider refused to remove a card; removed here');
         }
       }
       await db.transaction().execute(async (tx) => {
