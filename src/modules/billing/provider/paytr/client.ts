@@ -38,11 +38,9 @@ export interface StoredCard {
   requireCvv: boolean;
 }
 
-/** A charge of a stored card without the customer (PayTR's recurring payment: Direct API, non_3d=1, recurring_payment=1). */
-export interface RecurringChargeRequest {
+/** An order of PayTR's Direct API (`/odeme`): what a charge of a stored card and the card page's first payment share. */
+export interface DirectOrder {
   merchantOid: string;
-  utoken: string;
-  ctoken: string;
   /** Minor units, a positive integer; sent as `payment_amount` in major units with two decimals. */
   amount: number;
   /** ISO 4217: TRY, USD, EUR, GBP. */
@@ -56,6 +54,12 @@ export interface RecurringChargeRequest {
   basket: { name: string; amount: number; quantity: number }[];
   okUrl: string;
   failUrl: string;
+}
+
+/** A charge of a stored card without the customer (PayTR's recurring payment: Direct API, non_3d=1, recurring_payment=1). */
+export interface RecurringChargeRequest extends DirectOrder {
+  utoken: string;
+  ctoken: string;
 }
 
 /**
@@ -249,21 +253,7 @@ export function buildRecurringChargeForm(config: PaytrConfig, req: RecurringChar
  * The first payment of a card that PayTR stores ("Kart Saklama API", [postman] "Yeni Kart Ekleme"): the Direct API
  * payment form the customer's browser posts to `{apiBase}/odeme`, card fields typed by the customer (never here).
  */
-export interface CardStorageRequest {
-  merchantOid: string;
-  /** Minor units, a positive integer; sent as `payment_amount` in major units with two decimals. */
-  amount: number;
-  /** ISO 4217. */
-  currency: string;
-  email: string;
-  /** The customer's browser (the one that posts the form). */
-  userIp: string;
-  userName: string;
-  userAddress: string;
-  userPhone: string;
-  basket: { name: string; amount: number; quantity: number }[];
-  okUrl: string;
-  failUrl: string;
+export interface CardStorageRequest extends DirectOrder {
   /** The workspace's existing PayTR user token, so that the new card joins it; null for a first card. */
   utoken: string | null;
 }
