@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
  * variable; secrets are never echoed back.
  */
 /** PGlite's shared_buffers unless PGLITE_SHARED_BUFFERS says otherwise (see docs/decisions/pglite-memory.md). */
-export const PGLITE_SHARED_BUFFERS_DEFAULT = '128MB';
+export const PGLITE_SHARED_BUFFERS_DEFAULT = '32MB';
 
 export interface RateLimitConfig {
   /** Failed sign-ins allowed per e-mail and per client address within `signInWindowMs`. */
