@@ -209,8 +209,11 @@ export function buildTokenForm(config: PaytrConfig, req: TokenRequest): URLSearc
   return form;
 }
 
-/** The form of a recurring charge of a stored card (Direct API), in the order of PayTR's table, with `paytr_token`. Exported for tests. */
-export function buildRecurringChargeForm(config: PaytrConfig, req: RecurringChargeRequest): URLSearchParams {
+/**
+ * The fields every Direct API order (`/odeme`) carries, in the order of PayTR's table, with `paytr_token` over the
+ * hashed ones (`directPaymentHash`): a charge of a stored card (`non_3d=1`) and the card page's first payment (`0`).
+ */
+function directOrderFields(config: PaytrConfig, req: DirectOrder, non3d: '0' | '1'): [string, string][] {
   const testMode = config.testMode ? '1' : '0';
   const hashed = {
     user_ip: plainIp(req.userIp),
@@ -221,32 +224,26 @@ export function buildRecurringChargeForm(config: PaytrConfig, req: RecurringChar
     installment_count: '0',
     currency: toPaytrCurrency(req.currency),
     test_mode: testMode,
-    non_3d: '1',
+    non_3d: non3d,
   };
-  return new URLSearchParams({
-    merchant_id: config.merchantId,
-    user_ip: hashed.user_ip,
-    merchant_oid: hashed.merchant_oid,
-    email: hashed.email,
-    payment_amount: hashed.payment_amount,
-    payment_type: hashed.payment_type,
-    installment_count: hashed.installment_count,
-    currency: hashed.currency,
-    test_mode: hashed.test_mode,
-    non_3d: hashed.non_3d,
-    paytr_token: directPaymentHash(config, hashed),
-    user_name: fit(req.userName, FIELD_LIMITS.user_name),
-    user_address: fit(req.userAddress, FIELD_LIMITS.user_address),
-    user_phone: fit(req.userPhone, FIELD_LIMITS.user_phone),
-    user_basket: encodeDirectBasket(req.basket),
-    merchant_ok_url: req.okUrl,
-    merchant_fail_url: req.failUrl,
-    debug_on: testMode,
-    client_lang: 'en',
-    utoken: req.utoken,
-    ctoken: req.ctoken,
-    recurring_payment: '1',
-  });
+  return [
+    ['merchant_id', config.merchantId],
+    ...Object.entries(hashed),
+    ['paytr_token', directPaymentHash(config, hashed)],
+    ['user_name', fit(req.userName, FIELD_LIMITS.user_name)],
+    ['user_address', fit(req.userAddress, FIELD_LIMITS.user_address)],
+    ['user_phone', fit(req.userPhone, FIELD_LIMITS.user_phone)],
+    ['user_basket', encodeDirectBasket(req.basket)],
+    ['merchant_ok_url', req.okUrl],
+    ['merchant_fail_url', req.failUrl],
+    ['debug_on', testMode],
+    ['client_lang', 'en'],
+  ];
+}
+
+/** The form of a recurring charge of a stored card (Direct API), in the order of PayTR's table, with `paytr_token`. Exported for tests. */
+export function buildRecurringChargeForm(config: PaytrConfig, req: RecurringChargeRequest): URLSearchParams {
+  return new URLSearchParams([...directOrderFields(config, req, '1'), ['utoken', req.utoken], ['ctoken', req.ctoken], ['recurring_payment', '1']]);
 }
 
 /**
@@ -264,40 +261,7 @@ export interface CardStorageRequest extends DirectOrder {
  * `expiry_year`, `cvv`) are the page's inputs, typed in the browser and posted straight to PayTR. Exported for tests.
  */
 export function buildCardStorageForm(config: PaytrConfig, req: CardStorageRequest): [string, string][] {
-  const testMode = config.testMode ? '1' : '0';
-  const hashed = {
-    user_ip: plainIp(req.userIp),
-    merchant_oid: req.merchantOid,
-    email: req.email,
-    payment_amount: formatMajor(req.amount),
-    payment_type: 'card',
-    installment_count: '0',
-    currency: toPaytrCurrency(req.currency),
-    test_mode: testMode,
-    non_3d: '0',
-  };
-  const fields: [string, string][] = [
-    ['merchant_id', config.merchantId],
-    ['user_ip', hashed.user_ip],
-    ['merchant_oid', hashed.merchant_oid],
-    ['email', hashed.email],
-    ['payment_amount', hashed.payment_amount],
-    ['payment_type', hashed.payment_type],
-    ['installment_count', hashed.installment_count],
-    ['currency', hashed.currency],
-    ['test_mode', hashed.test_mode],
-    ['non_3d', hashed.non_3d],
-    ['paytr_token', directPaymentHash(config, hashed)],
-    ['client_lang', 'en'],
-    ['user_name', fit(req.userName, FIELD_LIMITS.user_name)],
-    ['user_address', fit(req.userAddress, FIELD_LIMITS.user_address)],
-    ['user_phone', fit(req.userPhone, FIELD_LIMITS.user_phone)],
-    ['user_basket', encodeDirectBasket(req.basket)],
-    ['merchant_ok_url', req.okUrl],
-    ['merchant_fail_url', req.failUrl],
-    ['debug_on', testMode],
-    ['store_card', '1'],
-  ];
+  const fields = [...directOrderFields(config, req, '0'), ['store_card', '1'] as [string, string]];
   // Outside paytr_token, as in [postman]; absent for a workspace's first card (PayTR then makes a new user token).
   if (req.utoken) fields.push(['utoken', req.utoken]);
   return fields;
