@@ -125,12 +125,12 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     await page.goto(issuePage());
     await page.getByText('No timer running.').waitFor();
     await page.getByRole('button', { name: 'Start timer' }).click();
-    await page.locator('.timer').getByText('Timer running').waitFor();
+    await page.locator('.timer').getByText('Timer running', { exact: true }).waitFor(); // exact: "No timer running." holds the words too
     expect(await page.getByRole('button', { name: 'Start timer' }).count()).toBe(0);
     expect((await call('get', '/timer/')).issue_id).toBe(issueId);
     h.ctx.clock.advance(25 * 60_000);
     await page.reload();
-    await page.locator('.timer').getByText('Timer running').waitFor(); // the running timer shows after a reload
+    await page.locator('.timer').getByText('Timer running', { exact: true }).waitFor(); // the running timer shows after a reload
     await page.getByRole('button', { name: 'Stop timer' }).click();
     await page.getByText('No timer running.').waitFor();
     await page.locator('ul.worklogs > li').first().getByText('25 min').waitFor();
