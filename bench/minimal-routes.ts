@@ -20,7 +20,7 @@ import { createOutbox, webhooksRepository } from '../src/modules/webhooks/index.
 import { issueSnapshot } from '../src/modules/work-items/work-items.views.js';
 import { type Query, rawKysely } from './raw.js';
 
-const NO_OUTBOX: Outbox<Tx> = { record: async () => '' };
+const NO_OUTBOX: Outbox<Tx> = { record: async () => '', recordMany: async (_tx, events) => events.map(() => '') };
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
 

@@ -16,7 +16,11 @@
  * the SLA events duty runs at its production interval; the other duties at a 5 s interval (JOB_INTERVAL_MS), so they
  * run during the soak rather than once an hour.
  *
- * Part of `npm run bench`; by hand: `npx tsx bench/mixed-load.ts [--quick] [--postgres postgres://.../db]`.
+ * Each run also reports who held the database connection during the soak (`db_connection_hold_seconds` by holder: a
+ * background job by name, or `request`) and the service's event-loop delay.
+ *
+ * Part of `npm run bench`; by hand: `npx tsx bench/mixed-load.ts [--quick] [--postgres postgres://.../db]`
+ * (`SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the service's node, to profile it).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -51,6 +55,16 @@ export interface OperationStats {
   p99: number;
 }
 
+/** Connection holds during the soak, by holder (`db_connection_hold_seconds` of the service's /metrics). */
+export interface HoldStats {
+  holder: string;
+  count: number;
+  totalMs: number;
+  /** Holds longer than 10 ms and 50 ms (from the histogram's buckets). */
+  over10: number;
+  over50: number;
+}
+
 export interface MixedLoadResult {
   database: 'pglite' | 'postgres';
   label: string;
@@ -58,6 +72,9 @@ export interface MixedLoadResult {
   soakRate: number;
   achievedRate: number;
   operations: OperationStats[];
+  holds: HoldStats[];
+  /** The service's event-loop delay (prom-client's monitor at the end of the soak): p99 and max, ms. */
+  eventLoop: { p99Ms: number; maxMs: number };
   rss: { startupMb: number; afterWarmupMb: number; endMb: number; peakMb: number; growthPercent: number };
 }
 
@@ -205,6 +222,48 @@ async function discover(pool: Pool): Promise<Target> {
   };
 }
 
+type Histo = Map<string, { count: number; sum: number; buckets: Map<string, number> }>;
+
+/** The `db_connection_hold_seconds` histogram and two event-loop gauges out of a Prometheus text answer. */
+function scrape(text: string): { holds: Histo; gauges: Map<string, number> } {
+  const holds: Histo = new Map();
+  const gauges = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^db_connection_hold_seconds_(bucket|sum|count)\{([^}]*)\} (\S+)$/.exec(line);
+    if (m) {
+      const holder = /holder="([^"]*)"/.exec(m[2]!)?.[1] ?? '?';
+      const h = holds.get(holder) ?? { count: 0, sum: 0, buckets: new Map<string, number>() };
+      holds.set(holder, h);
+      const value = Number(m[3]);
+      if (m[1] === 'sum') h.sum = value;
+      else if (m[1] === 'count') h.count = value;
+      else h.buckets.set(/le="([^"]*)"/.exec(m[2]!)?.[1] ?? '', value);
+      continue;
+    }
+    const g = /^(nodejs_eventloop_lag_p99_seconds|nodejs_eventloop_lag_max_seconds) (\S+)$/.exec(line);
+    if (g) gauges.set(g[1]!, Number(g[2]));
+  }
+  return { holds, gauges };
+}
+
+function holdsBetween(before: Histo, after: Histo): HoldStats[] {
+  return [...after]
+    .map(([holder, a]) => {
+      const b = before.get(holder);
+      const bucket = (h: typeof a | undefined, le: string) => h?.buckets.get(le) ?? 0;
+      const count = a.count - (b?.count ?? 0);
+      return {
+        holder,
+        count,
+        totalMs: 1000 * (a.sum - (b?.sum ?? 0)),
+        over10: count - (bucket(a, '0.01') - bucket(b, '0.01')),
+        over50: count - (bucket(a, '0.05') - bucket(b, '0.05')),
+      };
+    })
+    .filter((h) => h.count > 0)
+    .sort((x, y) => y.totalMs - x.totalMs);
+}
+
 export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult> {
   const log = o.log ?? ((line: string) => console.error(line));
   const capacitySeconds = o.capacitySeconds ?? (o.quick ? 10 : 30);
@@ -232,7 +291,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'], {
     cwd: ROOT,
     env: {
       ...baseEnv,
@@ -307,6 +366,8 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
     const rate = 0.8 * capacity;
     const interval = (1000 * CLIENTS) / rate;
     log(`  mixed load: capacity ${capacity.toFixed(0)} req/s; soak at ${rate.toFixed(0)} req/s for ${soakSeconds} s`);
+    const metricsText = async () => (await pool.request({ method: 'GET', path: '/metrics' })).body.text();
+    const beforeSoak = scrape(await metricsText());
     const samples: Sample[] = [];
     const rss: Array<{ t: number; mb: number }> = [];
     const start = performance.now();
@@ -325,6 +386,11 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
     );
     clearInterval(sampler);
     const elapsed = (performance.now() - start) / 1000;
+    const afterSoak = scrape(await metricsText());
+    const holds = holdsBetween(beforeSoak.holds, afterSoak.holds);
+    for (const h of holds) {
+      log(`  mixed load: ${h.holder} held the connection ${h.count} times, ${h.totalMs.toFixed(0)} ms in all, ${h.over10} over 10 ms, ${h.over50} over 50 ms`);
+    }
 
     const operationsStats = ops.map(([name], index) => {
       const mine = samples.filter((s) => s.op === index);
@@ -344,6 +410,11 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
       soakRate: rate,
       achievedRate: samples.length / elapsed,
       operations: operationsStats,
+      holds,
+      eventLoop: {
+        p99Ms: 1000 * (afterSoak.gauges.get('nodejs_eventloop_lag_p99_seconds') ?? 0),
+        maxMs: 1000 * (afterSoak.gauges.get('nodejs_eventloop_lag_max_seconds') ?? 0),
+      },
       rss: {
         startupMb,
         afterWarmupMb: afterWarmup,
@@ -395,6 +466,17 @@ export function renderMixedLoad(results: MixedLoadResult[]): string {
     });
     const p = results.find((r) => r.database === 'pglite')?.operations.find((o) => o.op === name);
     lines.push(`| ${name} | ${cells.join(' | ')} | <= ${P99_TARGET_MS} ms | ${p ? (p.p99 <= P99_TARGET_MS ? 'met' : 'not met') : ''} |`);
+  }
+  // Who held the database connection during the soak (db_connection_hold_seconds), and the event loop's delay.
+  for (const r of results) {
+    lines.push(
+      '',
+      `Connection holds during the soak (${r.label}); event-loop delay p99 ${r.eventLoop.p99Ms.toFixed(1)} ms, max ${r.eventLoop.maxMs.toFixed(1)} ms:`,
+      '',
+      '| holder | checkouts | held in all | mean | over 10 ms | over 50 ms |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...r.holds.map((h) => `| ${h.holder} | ${h.count} | ${h.totalMs.toFixed(0)} ms | ${(h.totalMs / h.count).toFixed(2)} ms | ${h.over10} | ${h.over50} |`),
+    );
   }
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGLITE_TEMPLATE_DIR } from '../config/paths.js';
+import { type HoldObserver, watchHolds } from './holds.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -20,6 +21,8 @@ export interface DatabaseHandle {
   pool?: { totalCount: number; idleCount: number; waitingCount: number };
   /** PGlite: this open created the cluster from the build's migrated template (its migrations came with it). */
   createdFromTemplate?: boolean;
+  /** Reports each connection checkout's holder and hold time (`holds.ts`); the metrics set it. */
+  onHold(observer: HoldObserver): void;
   close(): Promise<void>;
 }
 
@@ -35,8 +38,9 @@ export function openPostgres(url: string, poolSize = 10, onError?: (error: Error
   // An idle connection that dies (server restart, admin termination) is dropped from the pool; without this
   // listener the 'error' event would crash the process.
   pool.on('error', (error) => onError?.(error));
+  const onHold = watchHolds(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', pool, close: () => db.destroy() };
+  return { db, kind: 'postgres', pool, onHold, close: () => db.destroy() };
 }
 
 /**
@@ -46,11 +50,13 @@ export function openPostgres(url: string, poolSize = 10, onError?: (error: Error
 export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>): Promise<DatabaseHandle> {
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  const onHold = watchHolds(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     kind: 'pglite',
     pool,
+    onHold,
     close: async () => {
       await db.destroy();
       await onClose?.();

@@ -37,4 +37,6 @@ export interface OutboxEvent {
 export interface Outbox<Tx> {
   /** Records the event inside `tx`; returns the event id (the `webhook-id` of every delivery of it). */
   record(tx: Tx, event: OutboxEvent): Promise<string>;
+  /** Records several events inside `tx` in a fixed number of statements (not one per event); their ids, in order. */
+  recordMany(tx: Tx, events: OutboxEvent[]): Promise<string[]>;
 }

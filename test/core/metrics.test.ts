@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { holdingAs } from '../../src/db/holds.js';
 import { startJobs } from '../../src/job-runner.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createWorkspace, createProject, createIssue } from '../helpers/factories.js';
@@ -27,6 +29,22 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/sla_trackers_breached \d+/);
     // No tenant data: no slug, no id, no e-mail.
     for (const secret of [ws.slug, project.id, issue.id, ws.admin.user.email, ws.admin.token]) expect(text).not.toContain(secret);
+  });
+
+  it('reports how long each holder kept a database connection: a background job by name, requests as request (issue 28)', async () => {
+    const { api, database } = ctx();
+    await holdingAs('probe.job', async () => {
+      await database.db.transaction().execute(async (tx) => {
+        await sql`SELECT 1`.execute(tx);
+        await sql`SELECT 2`.execute(tx);
+      });
+    });
+    await createWorkspace(api);
+    const text = (await api.get('/metrics')).text;
+    // One checkout for the whole transaction (its two statements), counted under the job's name.
+    expect(text).toMatch(/db_connection_hold_seconds_count\{holder="probe\.job"\} 1\n/);
+    expect(text).toMatch(/db_connection_hold_seconds_bucket\{le="0.05",holder="probe\.job"\} [01]\n/);
+    expect(text).toMatch(/db_connection_hold_seconds_count\{holder="request"\} [1-9]\d*\n/);
   });
 
   it('is not served when METRICS_ENABLED=false', async () => {

@@ -184,6 +184,34 @@ describe('deliveries', () => {
     expect(got[2]!.data).toMatchObject({ id: issue.id });
   });
 
+  it('records several events of several workspaces in one go, each delivered to exactly the endpoints that take its type', async () => {
+    const { api, app, database } = ctx();
+    const a = await createWorkspace(api);
+    const b = await createWorkspace(api);
+    const r = await receiver();
+    const aAll = await endpoint(a, r.url, ['*']);
+    const aBreached = await endpoint(a, r.url, ['sla.breached']);
+    const bRisk = await endpoint(b, r.url, ['sla.at_risk']);
+    const ids = await database.db.transaction().execute((tx) =>
+      app.outbox.recordMany(tx, [
+        { workspaceId: a.workspaceId, type: 'sla.at_risk', data: { n: 1 } },
+        { workspaceId: a.workspaceId, type: 'sla.breached', data: { n: 2 } },
+        { workspaceId: b.workspaceId, type: 'sla.breached', data: { n: 3 } },
+        { workspaceId: b.workspaceId, type: 'sla.at_risk', data: { n: 4 } },
+      ]),
+    );
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(4);
+    const events = async (ws: typeof a) => (await webhooksRepository().listEvents(database.db, ws.workspaceId)).map((e) => e.id).sort();
+    expect(await events(a)).toEqual([ids[0], ids[1]].sort());
+    expect(await events(b)).toEqual([ids[2], ids[3]].sort());
+    const eventsOf = async (ws: typeof a, hookId: string) => (await deliveries(ws, hookId)).results.map((d) => d.event_id).sort();
+    expect(await eventsOf(a, aAll.id)).toEqual([ids[0], ids[1]].sort());
+    expect(await eventsOf(a, aBreached.id)).toEqual([ids[1]]);
+    expect(await eventsOf(b, bRisk.id)).toEqual([ids[3]]);
+    expect(await database.db.transaction().execute((tx) => app.outbox.recordMany(tx, []))).toEqual([]);
+  });
+
   it('records no event for a change that rolls back', async () => {
     const { api, app, database } = ctx();
     const ws = await createWorkspace(api);

@@ -3,10 +3,11 @@ import type { Clock } from '../../kernel/clock.js';
 import { invalid } from '../../kernel/errors.js';
 import type { EventBus, EventOf } from '../../kernel/events.js';
 import { newId } from '../../kernel/ids.js';
-import type { Outbox } from '../../kernel/outbox.js';
+import type { Outbox, OutboxEvent } from '../../kernel/outbox.js';
 import type { HistoryKind } from '../../db/tables/sla.js';
 import { RESOLVED_GROUPS, RESPONDED_GROUPS } from './sla.domain.js';
 import type { SlaRepository } from './sla.repository.js';
+import type { SentFlags } from './sla.trackers.repository.js';
 import type { Retargeter } from './sla.retarget.js';
 import { trackerListItem } from './sla.views.js';
 
@@ -183,26 +184,32 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
             rows,
             rows.map((r) => r.workspace_id),
           );
+          const events: OutboxEvent[] = [];
+          const sent: SentFlags[] = [];
           for (const row of rows) {
-            const crossed = (instant: Date | null, sent: boolean) => !sent && instant !== null && instant.getTime() < at;
-            const events: ['response' | 'resolution', 'sla.at_risk' | 'sla.breached'][] = [];
-            if (crossed(row.response_risk_at, row.response_risk_sent)) events.push(['response', 'sla.at_risk']);
-            if (crossed(row.response_breach_at, row.response_breach_sent)) events.push(['response', 'sla.breached']);
-            if (crossed(row.resolution_risk_at, row.resolution_risk_sent)) events.push(['resolution', 'sla.at_risk']);
-            if (crossed(row.resolution_breach_at, row.resolution_breach_sent)) events.push(['resolution', 'sla.breached']);
-            if (!events.length) continue;
+            const crossed = (instant: Date | null, done: boolean) => !done && instant !== null && instant.getTime() < at;
+            const due: ['response' | 'resolution', 'sla.at_risk' | 'sla.breached'][] = [];
+            if (crossed(row.response_risk_at, row.response_risk_sent)) due.push(['response', 'sla.at_risk']);
+            if (crossed(row.response_breach_at, row.response_breach_sent)) due.push(['response', 'sla.breached']);
+            if (crossed(row.resolution_risk_at, row.resolution_risk_sent)) due.push(['resolution', 'sla.at_risk']);
+            if (crossed(row.resolution_breach_at, row.resolution_breach_sent)) due.push(['resolution', 'sla.breached']);
+            if (!due.length) continue;
             const tracker = trackerListItem(row, row.calendar_id ? (calendars.get(row.calendar_id) ?? null) : null, now);
-            for (const [target, type] of events) {
-              await outbox.record(tx, { workspaceId: row.workspace_id, type, data: { target, tracker } });
-            }
-            await repo.markSent(tx, row.workspace_id, row.id, {
+            for (const [target, type] of due) events.push({ workspaceId: row.workspace_id, type, data: { target, tracker } });
+            sent.push({
+              workspace_id: row.workspace_id,
+              id: row.id,
               response_risk_sent: row.response_risk_sent || crossed(row.response_risk_at, false),
               response_breach_sent: row.response_breach_sent || crossed(row.response_breach_at, false),
               resolution_risk_sent: row.resolution_risk_sent || crossed(row.resolution_risk_at, false),
               resolution_breach_sent: row.resolution_breach_sent || crossed(row.resolution_breach_at, false),
             });
-            recorded += events.length;
           }
+          // The whole batch in three statements (events, their deliveries, the flags), not three per tracker: the
+          // embedded database is one connection, and every request waits while this transaction holds it.
+          await outbox.recordMany(tx, events);
+          await repo.markSent(tx, sent);
+          recorded += events.length;
           return rows.length;
         });
         if (claimed < CLAIM) return recorded;

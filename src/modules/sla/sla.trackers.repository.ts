@@ -4,6 +4,16 @@ import type { Database } from '../../db/schema.js';
 import type { Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
 import type { StoredPauses } from './sla.targets.js';
 
+/** Which threshold events of a tracker are recorded (sla_trackers' four `*_sent` flags). */
+export interface SentFlags {
+  workspace_id: string;
+  id: string;
+  response_risk_sent: boolean;
+  response_breach_sent: boolean;
+  resolution_risk_sent: boolean;
+  resolution_breach_sent: boolean;
+}
+
 /** Which trackers a re-targeting looks at (always within one workspace). */
 export type RetargetScope =
   | { kind: 'issue'; issueId: string }
@@ -458,13 +468,18 @@ export function trackerQueries() {
       return rows;
     },
 
-    async markSent(
-      tx: Executor,
-      workspaceId: string,
-      id: string,
-      sent: { response_risk_sent: boolean; response_breach_sent: boolean; resolution_risk_sent: boolean; resolution_breach_sent: boolean },
-    ) {
-      await tx.updateTable('sla_trackers').set(sent).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    /** Marks the recorded crossings of claimed trackers, every tracker in one statement (their flags, as given). */
+    async markSent(tx: Executor, rows: SentFlags[]) {
+      if (!rows.length) return;
+      const column = <K extends keyof SentFlags>(key: K) => sql.val(rows.map((r) => r[key]));
+      await sql`
+        UPDATE sla_trackers t
+        SET response_risk_sent = s.response_risk_sent, response_breach_sent = s.response_breach_sent,
+            resolution_risk_sent = s.resolution_risk_sent, resolution_breach_sent = s.resolution_breach_sent
+        FROM unnest(${column('workspace_id')}::uuid[], ${column('id')}::uuid[], ${column('response_risk_sent')}::bool[],
+                    ${column('response_breach_sent')}::bool[], ${column('resolution_risk_sent')}::bool[], ${column('resolution_breach_sent')}::bool[])
+             AS s(workspace_id, id, response_risk_sent, response_breach_sent, resolution_risk_sent, resolution_breach_sent)
+        WHERE t.workspace_id = s.workspace_id AND t.id = s.id`.execute(tx);
     },
 
     /** Takes one workspace waiting for a re-targeting after the upgrade (SKIP LOCKED: one instance each). */

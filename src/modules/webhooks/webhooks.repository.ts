@@ -61,24 +61,27 @@ export function webhooksRepository() {
     },
 
     /**
-     * Records the event and answers the active endpoints of its workspace that take its type, in one statement (a
-     * data-modifying WITH): the outbox costs one round trip per event when no endpoint takes it.
+     * Records events and answers, in the same statement (a data-modifying WITH), the active endpoints of each event's
+     * workspace that take its type: one round trip however many events a change (or the SLA events duty) records.
      */
-    async insertEventForEndpoints(tx: Executor, row: Omit<Insertable<Database['events']>, 'data'> & { data: unknown }): Promise<string[]> {
-      const rows = await tx
+    async insertEventsForEndpoints(
+      tx: Executor,
+      rows: (Omit<Insertable<Database['events']>, 'data'> & { data: unknown })[],
+    ): Promise<{ event_id: string; webhook_id: string }[]> {
+      if (!rows.length) return [];
+      return tx
         .with('recorded', (db) =>
           db
             .insertInto('events')
-            .values({ ...row, data: JSON.stringify(row.data) })
-            .returning('id'),
+            .values(rows.map((row) => ({ ...row, data: JSON.stringify(row.data) })))
+            .returning(['id', 'workspace_id', 'type']),
         )
-        .selectFrom('webhook_endpoints')
-        .select('id')
-        .where('workspace_id', '=', row.workspace_id)
-        .where('is_active', '=', true)
-        .where((eb) => eb.or([sql<boolean>`event_types @> ARRAY[${row.type}]::text[]`, sql<boolean>`event_types @> ARRAY['*']::text[]`]))
+        .selectFrom('recorded')
+        .innerJoin('webhook_endpoints as e', 'e.workspace_id', 'recorded.workspace_id')
+        .select(['recorded.id as event_id', 'e.id as webhook_id'])
+        .where('e.is_active', '=', true)
+        .where((eb) => eb.or([sql<boolean>`e.event_types @> ARRAY[recorded.type]::text[]`, sql<boolean>`e.event_types @> ARRAY['*']::text[]`]))
         .execute();
-      return rows.map((r) => r.id);
     },
 
     async insertDeliveries(tx: Executor, rows: Insertable<Database['webhook_deliveries']>[]): Promise<void> {
