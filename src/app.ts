@@ -92,11 +92,11 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     registerMetrics(app, metrics, database.pool);
     const holds = metrics.histogram(
       'db_connection_hold_seconds',
-      'How long a database connection was held per checkout, by holder (a background job by name, or request)',
-      ['holder'],
+      'How long a database connection was held per checkout (a statement, or a whole transaction)',
+      [],
       [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
     );
-    database.onHold((holder, seconds) => holds.observe({ holder }, seconds));
+    database.onHold((seconds) => holds.observe({}, seconds));
   }
 
   // Before any route: the plugin adds its hook to the routes registered after it.

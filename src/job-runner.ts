@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PeriodicJob } from './app.js';
-import { holdingAs } from './db/holds.js';
 import type { Metrics } from './kernel/metrics.js';
 
 /**
@@ -24,7 +23,8 @@ export function startJobs(jobs: PeriodicJob[], defaultIntervalMs: number, metric
       if (busy) return;
       busy = true;
       lag.set({ job: job.name }, Math.max(0, now - due) / 1000);
-      const run = holdingAs(job.name, () => job.run())
+      const run = job
+        .run()
         .then(
           () => runs.inc({ job: job.name, outcome: 'ok' }),
           (err: unknown) => {

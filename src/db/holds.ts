@@ -1,38 +1,30 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 
 /**
- * Who holds a database connection, and for how long. PGlite is one session: while a background duty or a long
- * transaction holds it, every request waits, so the time each holder keeps a connection checked out is the measure
- * of issue 28 (`db_connection_hold_seconds{holder}` on `/metrics`). A periodic job runs under its own name
- * (`job-runner.ts`); anything else (a request, the CLI) counts as `request`.
+ * How long each checkout of a database connection holds it. PGlite is one session: while a background duty or a long
+ * transaction holds it, every request waits, so the hold times are the measure of issue 28
+ * (`db_connection_hold_seconds` on `/metrics`). Kysely checks out one connection per statement outside a transaction
+ * and one per transaction inside it.
+ *
+ * Not labelled by holder: telling a job's checkouts from a request's needs AsyncLocalStorage, which on Node 20 makes
+ * every `await` of the process about 2.2 times as expensive (promise hooks); docs/decisions/pglite-session.md has the
+ * per-holder figures measured with it once.
  */
-const holder = new AsyncLocalStorage<string>();
+export type HoldObserver = (seconds: number) => void;
 
-/** Runs `fn` with the connections it checks out counted under `name`. */
-export function holdingAs<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  return holder.run(name, fn);
-}
-
-export type HoldObserver = (holder: string, seconds: number) => void;
-
-/**
- * Wraps `pool.connect` so each checkout reports its holder and how long it held the client, on release. Kysely checks
- * out one client per statement outside a transaction and one per transaction inside it.
- */
+/** Wraps `pool.connect` so each checkout reports how long it held its client, on release. */
 export function watchHolds(pool: pg.Pool): (observer: HoldObserver) => void {
   let observe: HoldObserver | undefined;
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
     const client = await connect();
     if (!observe) return client;
-    const name = holder.getStore() ?? 'request';
     const start = performance.now();
     const release = client.release;
     client.release = (err?: Error | boolean) => {
       client.release = release;
-      observe?.(name, (performance.now() - start) / 1000);
+      observe?.((performance.now() - start) / 1000);
       return release.call(client, err);
     };
     return client;

@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { WebhookConfig } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
-import { holdingAs } from '../../db/holds.js';
 import type { Clock } from '../../kernel/clock.js';
 import { type Metrics, NO_METRICS } from '../../kernel/metrics.js';
 import { classify, nextAttemptAt, parseRetryAfter } from './webhooks.domain.js';
@@ -157,7 +156,7 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
         const timer = setTimeout(() => {
           timers.delete(timer);
           pending.delete(delay);
-          if (!closed) void holdingAs('webhooks.deliver', () => serial(runOnce)).catch((err: unknown) => log?.warn({ err }, 'webhook delivery run failed'));
+          if (!closed) void serial(runOnce).catch((err: unknown) => log?.warn({ err }, 'webhook delivery run failed'));
         }, delay);
         timers.add(timer);
       }
