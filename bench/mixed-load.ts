@@ -57,7 +57,6 @@ export interface OperationStats {
 
 /** Connection holds during the soak (`db_connection_hold_seconds` of the service's /metrics). */
 export interface HoldStats {
-  holder: string;
   count: number;
   totalMs: number;
   /** Holds longer than 10 ms and 50 ms (from the histogram's buckets). */
@@ -72,7 +71,7 @@ export interface MixedLoadResult {
   soakRate: number;
   achievedRate: number;
   operations: OperationStats[];
-  holds: HoldStats[];
+  holds: HoldStats;
   /** The service's event-loop delay (prom-client's monitor at the end of the soak): p99 and max, ms. */
   eventLoop: { p99Ms: number; maxMs: number };
   rss: { startupMb: number; afterWarmupMb: number; endMb: number; peakMb: number; growthPercent: number };
@@ -222,23 +221,19 @@ async function discover(pool: Pool): Promise<Target> {
   };
 }
 
-type Histo = Map<string, { count: number; sum: number; buckets: Map<string, number> }>;
+type Histo = { count: number; sum: number; buckets: Map<string, number> };
 
 /** The `db_connection_hold_seconds` histogram and two event-loop gauges out of a Prometheus text answer. */
 function scrape(text: string): { holds: Histo; gauges: Map<string, number> } {
-  const holds: Histo = new Map();
+  const holds: Histo = { count: 0, sum: 0, buckets: new Map() };
   const gauges = new Map<string, number>();
   for (const line of text.split('\n')) {
-    const m = /^db_connection_hold_seconds_(bucket|sum|count)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    const m = /^db_connection_hold_seconds_(bucket|sum|count)(?:\{le="([^"]*)"\})? (\S+)$/.exec(line);
     if (m) {
-      // Unlabelled in the service (see src/db/holds.ts); a holder label, where a build has one, splits the table.
-      const holder = /holder="([^"]*)"/.exec(m[2] ?? '')?.[1] ?? 'all checkouts';
-      const h = holds.get(holder) ?? { count: 0, sum: 0, buckets: new Map<string, number>() };
-      holds.set(holder, h);
       const value = Number(m[3]);
-      if (m[1] === 'sum') h.sum = value;
-      else if (m[1] === 'count') h.count = value;
-      else h.buckets.set(/le="([^"]*)"/.exec(m[2] ?? '')?.[1] ?? '', value);
+      if (m[1] === 'sum') holds.sum = value;
+      else if (m[1] === 'count') holds.count = value;
+      else holds.buckets.set(m[2] ?? '', value);
       continue;
     }
     const g = /^(nodejs_eventloop_lag_p99_seconds|nodejs_eventloop_lag_max_seconds) (\S+)$/.exec(line);
@@ -247,22 +242,10 @@ function scrape(text: string): { holds: Histo; gauges: Map<string, number> } {
   return { holds, gauges };
 }
 
-function holdsBetween(before: Histo, after: Histo): HoldStats[] {
-  return [...after]
-    .map(([holder, a]) => {
-      const b = before.get(holder);
-      const bucket = (h: typeof a | undefined, le: string) => h?.buckets.get(le) ?? 0;
-      const count = a.count - (b?.count ?? 0);
-      return {
-        holder,
-        count,
-        totalMs: 1000 * (a.sum - (b?.sum ?? 0)),
-        over10: count - (bucket(a, '0.01') - bucket(b, '0.01')),
-        over50: count - (bucket(a, '0.05') - bucket(b, '0.05')),
-      };
-    })
-    .filter((h) => h.count > 0)
-    .sort((x, y) => y.totalMs - x.totalMs);
+function holdsBetween(before: Histo, after: Histo): HoldStats {
+  const count = after.count - before.count;
+  const within = (le: string) => (after.buckets.get(le) ?? 0) - (before.buckets.get(le) ?? 0);
+  return { count, totalMs: 1000 * (after.sum - before.sum), over10: count - within('0.01'), over50: count - within('0.05') };
 }
 
 export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult> {
@@ -389,9 +372,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
     const elapsed = (performance.now() - start) / 1000;
     const afterSoak = scrape(await metricsText());
     const holds = holdsBetween(beforeSoak.holds, afterSoak.holds);
-    for (const h of holds) {
-      log(`  mixed load: ${h.holder}: ${h.count} connection checkouts held ${h.totalMs.toFixed(0)} ms in all, ${h.over10} over 10 ms, ${h.over50} over 50 ms`);
-    }
+    log(`  mixed load: ${holds.count} connection checkouts held ${holds.totalMs.toFixed(0)} ms in all, ${holds.over10} over 10 ms, ${holds.over50} over 50 ms`);
 
     const operationsStats = ops.map(([name], index) => {
       const mine = samples.filter((s) => s.op === index);
@@ -474,9 +455,9 @@ export function renderMixedLoad(results: MixedLoadResult[]): string {
       '',
       `Connection holds during the soak (${r.label}); event-loop delay p99 ${r.eventLoop.p99Ms.toFixed(1)} ms, max ${r.eventLoop.maxMs.toFixed(1)} ms:`,
       '',
-      '| holder | checkouts | held in all | mean | over 10 ms | over 50 ms |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...r.holds.map((h) => `| ${h.holder} | ${h.count} | ${h.totalMs.toFixed(0)} ms | ${(h.totalMs / h.count).toFixed(2)} ms | ${h.over10} | ${h.over50} |`),
+      '| checkouts | held in all | mean | over 10 ms | over 50 ms |',
+      '|---:|---:|---:|---:|---:|',
+      `| ${r.holds.count} | ${r.holds.totalMs.toFixed(0)} ms | ${(r.holds.totalMs / Math.max(1, r.holds.count)).toFixed(2)} ms | ${r.holds.over10} | ${r.holds.over50} |`,
     );
   }
   return lines.join('\n');
