@@ -12,7 +12,10 @@ declare module 'fastify' {
   }
 }
 
-export type TokenResolver = (token: string) => Promise<Actor | null>;
+/** The actor of a token; with `workspaceSlug`, also the caller's membership of that workspace (when there is one). */
+export type TokenResolver = (token: string, workspaceSlug?: string) => Promise<Actor | null>;
+
+const PLAIN_SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -36,7 +39,9 @@ export function registerAuthentication(app: FastifyInstance, resolve: TokenResol
     if (!url?.startsWith('/api/') || request.routeOptions.config.public) return;
     const token = bearerToken(request);
     if (!token) throw new AppError('unauthenticated', 'Send a token as "Authorization: Bearer <token>" or X-API-Key');
-    const actor = await resolve(token);
+    const slug = (request.params as { slug?: unknown } | undefined)?.slug;
+    // Params are not validated yet: only a slug that could be a workspace's is looked up with the token.
+    const actor = await resolve(token, typeof slug === 'string' && PLAIN_SLUG.test(slug) ? slug : undefined);
     if (!actor) throw new AppError('unauthenticated', 'The token is unknown, expired or revoked');
     request.actor = actor;
   });

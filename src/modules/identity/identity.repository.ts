@@ -10,15 +10,18 @@ const userColumns = ['id', 'email', 'display_name', 'is_instance_admin', 'create
 const tokenColumns = ['id', 'name', 'prefix', 'kind', 'created_at', 'expires_at', 'last_used_at'] as const;
 
 const activeToken = prepared(
-  (tokenHash: string, now: Date) =>
+  (tokenHash: string, now: Date, slug: string | null) =>
     qb
       .selectFrom('api_tokens as t')
       .innerJoin('users as u', 'u.id', 't.user_id')
-      .select(['t.id', 't.user_id', 't.last_used_at', 'u.is_instance_admin'])
+      // The membership of the workspace in the request's path, in the same round trip (null without one).
+      .leftJoin('workspaces as w', (join) => join.on('w.slug', '=', slug))
+      .leftJoin('workspace_members as m', (join) => join.onRef('m.workspace_id', '=', 'w.id').onRef('m.user_id', '=', 't.user_id'))
+      .select(['t.id', 't.user_id', 't.last_used_at', 'u.is_instance_admin', 'm.workspace_id', 'm.role'])
       .where('t.token_hash', '=', tokenHash)
       .where('t.revoked_at', 'is', null)
       .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)])),
-  2,
+  3,
 );
 
 const membershipBySlug = prepared(
@@ -77,9 +80,12 @@ export function identityRepository() {
       return tx.insertInto('api_tokens').values(token).returning(tokenColumns).executeTakeFirstOrThrow();
     },
 
-    /** The live token with this hash, with its user (runs on every request: compiled once). */
-    async findActiveToken(tx: Executor, tokenHash: string, now: Date) {
-      return (await activeToken(tx, tokenHash, now))[0];
+    /**
+     * The live token with this hash, with its user and, given a slug, the user's membership of that workspace
+     * (`workspace_id` and `role` null when none). Runs on every request: compiled once.
+     */
+    async findActiveToken(tx: Executor, tokenHash: string, now: Date, slug: string | null = null) {
+      return (await activeToken(tx, tokenHash, now, slug))[0];
     },
 
     touchToken(tx: Executor, id: string, now: Date) {

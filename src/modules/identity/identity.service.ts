@@ -87,7 +87,11 @@ export function createIdentityService(deps: IdentityDeps) {
       if (!ws) throw notFound('Workspace');
       return { workspaceId: ws.id, slug: ws.slug, userId: actor.userId, role: 'admin' };
     }
-    const membership = await repo.findMembershipBySlug(tx, slug, actor.userId);
+    // The membership read with the token (same request, same slug) stands for this lookup.
+    const membership =
+      actor.membership?.slug === slug
+        ? { workspace_id: actor.membership.workspaceId, slug, role: actor.membership.role as Role }
+        : await repo.findMembershipBySlug(tx, slug, actor.userId);
     // Not a member looks exactly like "no such workspace": existence never leaks across workspaces.
     if (!membership) throw notFound('Workspace');
     if (!roleAllows(membership.role, permission)) throw forbidden();
@@ -126,15 +130,19 @@ export function createIdentityService(deps: IdentityDeps) {
       await repo.revokeToken(db, actor.userId, actor.tokenId, null, clock.now());
     },
 
-    async resolveToken(token: string): Promise<Actor | null> {
+    async resolveToken(token: string, workspaceSlug?: string): Promise<Actor | null> {
       if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
       const now = clock.now();
-      const row = await repo.findActiveToken(db, sha256(token), now);
+      const row = await repo.findActiveToken(db, sha256(token), now, workspaceSlug ?? null);
       if (!row) return null;
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOKEN_TOUCH_MS) {
         await repo.touchToken(db, row.id, now);
       }
-      return { userId: row.user_id, tokenId: row.id, isInstanceAdmin: row.is_instance_admin };
+      const actor: Actor = { userId: row.user_id, tokenId: row.id, isInstanceAdmin: row.is_instance_admin };
+      if (workspaceSlug !== undefined && row.workspace_id && row.role) {
+        actor.membership = { slug: workspaceSlug, workspaceId: row.workspace_id, role: row.role };
+      }
+      return actor;
     },
 
     async me(actor: Actor) {
