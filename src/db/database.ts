@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGLITE_TEMPLATE_DIR } from '../config/paths.js';
 import { type HoldObserver, watchHolds } from './holds.js';
+import { nameStatements } from './named-statements.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -38,6 +39,7 @@ export function openPostgres(url: string, poolSize = 10, onError?: (error: Error
   // An idle connection that dies (server restart, admin termination) is dropped from the pool; without this
   // listener the 'error' event would crash the process.
   pool.on('error', (error) => onError?.(error));
+  nameStatements(pool);
   const onHold = watchHolds(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', pool, onHold, close: () => db.destroy() };
@@ -50,6 +52,7 @@ export function openPostgres(url: string, poolSize = 10, onError?: (error: Error
 export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>): Promise<DatabaseHandle> {
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  nameStatements(pool);
   const onHold = watchHolds(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
