@@ -6,9 +6,10 @@
  * 2. commit-to-receipt latency at 100 events/s (target p99 <= 1 s);
  * 3. POST create issue with 3 subscribed endpoints against none (target >= 0.9x); deliveries are sent meanwhile, by
  *    the same process, so this counts their cost too.
+ * The receiver runs in a child process (receiving is the receiver's cost, not the service's).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -50,26 +51,48 @@ async function scratch(databaseUrl: string | undefined): Promise<{ handle: Datab
   };
 }
 
+/** A webhook receiver in a child process: counts POSTs and remembers when (Date.now()) each `data.id` arrived. */
+async function startReceiverProcess() {
+  const code = `
+    const http = require('node:http');
+    let received = 0; let receipts = {};
+    const server = http.createServer((req, res) => {
+      if (req.method === 'GET') {
+        const body = req.url === '/count' ? String(received) : JSON.stringify(receipts);
+        if (req.url === '/reset') { received = 0; receipts = {}; }
+        return res.end(body);
+      }
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received++;
+        try { const id = JSON.parse(body).data?.id; if (id) receipts[id] = Date.now(); } catch {}
+        res.writeHead(204).end();
+      });
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((ok, fail) => {
+    child.once('exit', (c) => fail(new Error(`the receiver exited with ${c}`)));
+    child.stdout!.once('data', (d: Buffer) => ok(Number(String(d).trim())));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const get = async (path: string) => (await fetch(url + path)).text();
+  return {
+    url,
+    count: async () => Number(await get('/count')),
+    reset: async () => void (await get('/reset')),
+    receipts: async () => new Map(Object.entries(JSON.parse(await get('/receipts')) as Record<string, number>)),
+    stop: () => child.kill(),
+  };
+}
+
 export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: string; quick: boolean }): Promise<string> {
   const { handle, drop } = await scratch(databaseUrl);
-  const receipts = new Map<string, number>();
-  let received = 0;
-  const receiver = createHttpServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      received++;
-      try {
-        const id = (JSON.parse(body) as { data?: { id?: string } }).data?.id;
-        if (id) receipts.set(id, performance.now());
-      } catch {
-        /* raw loop bodies */
-      }
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  // The receiver is a process of its own, as a real one is: receiving is not the service's cost (it shared this
+  // process's thread before, which charged the service's create-issue rate with three receipts per issue).
+  const receiver = await startReceiverProcess();
+  const hookUrl = `${receiver.url}/hook`;
 
   await migrateToLatest(handle.db);
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_SIGNUPS: '100000', API_RATE_LIMIT: '0' });
@@ -110,12 +133,11 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
           await silent.record(tx, { workspaceId: a.id, type: 'issue.created', data: { id: `i${j}`, name: 'x'.repeat(200) } });
       });
     }
-    received = 0;
+    await receiver.reset();
     let t0 = performance.now();
     const deliver = app.jobs.find((j) => j.name === 'webhooks.deliver')!;
-    while (received < n) {
+    while ((await receiver.count()) < n) {
       await deliver.run();
-      if (received < n) await sleep(5);
     }
     const workerRate = n / ((performance.now() - t0) / 1000);
     // The raw loop: the same signed bodies, 20 at a time (the worker's batch), on one keep-alive agent.
@@ -130,7 +152,7 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
         data: { id: `r${i}`, name: 'x'.repeat(200) },
       }),
     );
-    received = 0;
+    await receiver.reset();
     t0 = performance.now();
     for (let i = 0; i < n; i += 20) {
       await Promise.all(
@@ -150,6 +172,7 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
         }),
       );
     }
+    while ((await receiver.count()) < n) await sleep(1);
     const rawRate = n / ((performance.now() - t0) / 1000);
     await agent.close();
     rows.push(
@@ -163,7 +186,7 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     const started = new Map<string, number>();
     const creations: Promise<void>[] = [];
     for (let i = 0; i < seconds * 100; i++) {
-      const at = performance.now();
+      const at = Date.now();
       creations.push(
         call('POST', `/api/workspaces/${b.slug}/projects/${b.project}/issues/`, token, { name: `latency ${i}` }).then(
           (issue) => void started.set(issue.id, at),
@@ -173,7 +196,11 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
     }
     await Promise.all(creations);
     const deadline = Date.now() + 30_000;
-    while ([...started.keys()].some((id) => !receipts.has(id)) && Date.now() < deadline) await sleep(50);
+    let receipts = await receiver.receipts();
+    while ([...started.keys()].some((id) => !receipts.has(id)) && Date.now() < deadline) {
+      await sleep(50);
+      receipts = await receiver.receipts();
+    }
     const latencies = [...started].filter(([id]) => receipts.has(id)).map(([id, at]) => receipts.get(id)! - at);
     rows.push(
       `| commit-to-receipt at ~100 events/s (${latencies.length} of ${started.size}) | p50 ${pct(latencies, 50).toFixed(0)} ms | p99 ${pct(latencies, 99).toFixed(0)} ms | | p99 <= 1000 ms |`,
@@ -203,7 +230,7 @@ export async function benchWebhooks({ databaseUrl, quick }: { databaseUrl?: stri
   } finally {
     await app.close();
     await handle.close();
-    await new Promise((r) => receiver.close(r));
+    receiver.stop();
     await drop();
   }
   return [

@@ -15,7 +15,7 @@ import type pg from 'pg';
  * statements) always run unnamed, through the simple protocol.
  */
 const MAX_NAMES = 2_000;
-const MAX_PER_SESSION = 500;
+const MAX_PER_SESSION = 300;
 
 type Query = (...args: unknown[]) => unknown;
 

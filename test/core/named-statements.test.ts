@@ -1,0 +1,60 @@
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { type Executor, wrapPglite } from '../../src/db/database.js';
+import { createIssue, createProject, createWorkspace } from '../helpers/factories.js';
+import { useTestApp } from '../helpers/test-app.js';
+
+const ctx = useTestApp();
+
+/** The statements prepared in the session that runs this (on PostgreSQL, one of the pool's). */
+const prepared = async (db: Executor) =>
+  (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((r) => r.statement);
+
+describe('named prepared statements (issue 28)', () => {
+  it('parses each parameterised statement of a request once per session, and answers the same on every later run', async () => {
+    const { api, database } = ctx();
+    const ws = await createWorkspace(api);
+    const project = await createProject(api, ws);
+    const first = await createIssue(api, ws, project.id, { name: 'One' });
+    // The embedded database is one session; PostgreSQL's pool has ten, each with its own statements.
+    const embedded = database.kind === 'pglite';
+    const before = await prepared(database.db);
+    if (embedded) expect(before.some((s) => s.includes('"api_tokens"'))).toBe(true);
+    // The same requests again prepare nothing new, and read what they wrote.
+    const second = await createIssue(api, ws, project.id, { name: 'Two' });
+    if (embedded) expect(new Set(await prepared(database.db))).toEqual(new Set(before));
+    expect(second.sequence_id).toBe(first.sequence_id + 1);
+    const got = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${second.id}/`, { token: ws.admin.token });
+    expect(got.body).toMatchObject({ id: second.id, name: 'Two' });
+  });
+
+  it('runs statements without parameters (transactions, scripts of several statements) unnamed', async () => {
+    const { database } = ctx();
+    // One transaction: one session, on PostgreSQL too.
+    const statements = await database.db.transaction().execute(async (tx) => {
+      await sql.raw('select 1; select 2').execute(tx);
+      expect((await sql<{ n: number }>`select ${1}::int as n`.execute(tx)).rows).toEqual([{ n: 1 }]);
+      return prepared(tx);
+    });
+    expect(statements.some((s) => /^\s*(begin|commit|select 1; select 2)/i.test(s))).toBe(false);
+    expect(statements.some((s) => s.includes('$1::int as n'))).toBe(true);
+  });
+
+  it('keeps two pools on one embedded session apart: each names its statements under its own prefix', async () => {
+    const pglite = await PGlite.create();
+    const a = await wrapPglite(pglite);
+    const b = await wrapPglite(pglite);
+    try {
+      const q = (n: number) => sql<{ n: number }>`select ${n}::int + 1 as n`;
+      expect((await q(1).execute(a.db)).rows).toEqual([{ n: 2 }]);
+      expect((await q(2).execute(b.db)).rows).toEqual([{ n: 3 }]);
+      expect((await q(3).execute(a.db)).rows).toEqual([{ n: 4 }]);
+      expect((await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(a.db)).rows[0]!.n).toBe(2);
+    } finally {
+      await a.db.destroy();
+      await b.db.destroy();
+      await pglite.close();
+    }
+  });
+});
