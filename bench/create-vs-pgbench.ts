@@ -15,7 +15,7 @@
  * postgresql-client package); without it the row says so.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,29 @@ function freePort(): Promise<number> {
       s.close(() => ok(port));
     });
   });
+}
+
+/** CPU time (user + system, ms) of one process, and of every `postgres` process of this machine, from /proc. */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+function postgresCpuMs(): number {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') ms += cpuMsOf(Number(pid));
+    } catch {
+      /* gone */
+    }
+  }
+  return ms;
 }
 
 /** The pgbench rate of a three-insert transaction, or why there is none. */
@@ -66,7 +89,8 @@ function pgbench(url: string, seconds: number): { tps: number } | { error: strin
   }
 }
 
-export async function benchCreateVsPgbench({ databaseUrl, quick }: { databaseUrl: string; quick: boolean }): Promise<string> {
+/** `projects`: the creates rotate over this many projects of the workspace (1: all in one project). */
+export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }: { databaseUrl: string; quick: boolean; projects?: number }): Promise<string> {
   const seconds = quick ? 5 : 15;
   const soakSeconds = quick ? 10 : 30;
   const url = new URL(databaseUrl);
@@ -95,7 +119,8 @@ export async function benchCreateVsPgbench({ databaseUrl, quick }: { databaseUrl
 
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], {
+  // SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes flags to the service's node (to profile it).
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -148,13 +173,16 @@ export async function benchCreateVsPgbench({ databaseUrl, quick }: { databaseUrl
       rules: (['urgent', 'high', 'medium', 'low'] as const).map((priority, i) => ({ priority, response_time_h: 2 ** i, resolution_time_h: 4 * 2 ** i })),
     });
     await call('POST', `/api/workspaces/${slug}/webhooks/`, token, { url: receiverUrl, event_types: ['*'] });
-    const project = await call('POST', `/api/workspaces/${slug}/projects/`, token, { name: 'Desk', identifier: 'DESK' });
-    const path = `/api/workspaces/${slug}/projects/${project.id}/issues/`;
+    const paths: string[] = [];
+    for (let i = 0; i < projects; i++) {
+      const project = await call('POST', `/api/workspaces/${slug}/projects/`, token, { name: `Desk ${i}`, identifier: `DESK${i}` });
+      paths.push(`/api/workspaces/${slug}/projects/${project.id}/issues/`);
+    }
     const priorities = ['urgent', 'high', 'medium', 'low'];
     const create = async (i: number, dueAt: number, out: number[]) => {
       const res = await pool.request({
         method: 'POST',
-        path,
+        path: paths[i % paths.length]!,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: `Printer ${i} on fire`, priority: priorities[i % 4] }),
       });
@@ -177,8 +205,12 @@ export async function benchCreateVsPgbench({ databaseUrl, quick }: { databaseUrl
     };
     await closedLoop(2);
     const t0 = performance.now();
+    const [svc0, pg0] = [cpuMsOf(child.pid!), postgresCpuMs()];
     const capacityLat = await closedLoop(seconds);
     const capacity = capacityLat.length / ((performance.now() - t0) / 1000);
+    // Where the CPU of a create goes (the machine's cores are shared by the service, PostgreSQL and this client).
+    const svcMs = (cpuMsOf(child.pid!) - svc0) / capacityLat.length;
+    const pgMs = (postgresCpuMs() - pg0) / capacityLat.length;
 
     // 80 % of it on a fixed schedule.
     const rate = capacity * 0.8;
@@ -201,13 +233,14 @@ export async function benchCreateVsPgbench({ databaseUrl, quick }: { databaseUrl
     const p99 = pct(soakLat, 99);
     const yes = (ok: boolean) => (ok ? 'yes' : 'no');
     return [
-      `### POST create issue against pgbench (PostgreSQL${quick ? ', quick' : ''})`,
+      `### POST create issue against pgbench (PostgreSQL${quick ? ', quick' : ''}; ${projects === 1 ? 'one project' : `creates spread over ${projects} projects`})`,
       '',
       `${CLIENTS} clients each; the workspace has a default SLA policy on a working-hours calendar and a webhook endpoint on every event (${delivered} deliveries received).`,
       '',
       '| measure | value | reference | ratio | target | met |',
       '|---|---:|---:|---:|---|---|',
       `| POST create issue capacity (${seconds} s) | ${capacity.toFixed(0)} req/s (p50 ${pct(capacityLat, 50).toFixed(1)} ms, p99 ${pct(capacityLat, 99).toFixed(1)} ms) | ${tps ? `pgbench three-insert transaction ${tps.toFixed(0)} tps` : 'error' in bench ? bench.error : ''} | ${ratio ? ratio.toFixed(2) : ''} | >= 0.25 | ${ratio ? yes(ratio >= 0.25) : 'n/a'} |`,
+      `| CPU per create during the capacity run: the service / PostgreSQL (all its processes) | ${svcMs.toFixed(2)} ms / ${pgMs.toFixed(2)} ms | | | (info) | |`,
       `| at 80 % of it for ${soakSeconds} s: ${rate.toFixed(0)} req/s (achieved ${achieved.toFixed(0)}) | p50 ${pct(soakLat, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms | | | p99 <= 50 ms | ${yes(p99 <= 50)} |`,
     ].join('\n');
   } finally {
@@ -226,7 +259,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('needs DATABASE_URL (a PostgreSQL server where it may create and drop "<db>_createbench")');
     process.exit(2);
   }
-  benchCreateVsPgbench({ databaseUrl, quick: process.argv.includes('--quick') }).then(
+  const at = process.argv.indexOf('--projects');
+  benchCreateVsPgbench({ databaseUrl, quick: process.argv.includes('--quick'), projects: at > 0 ? Number(process.argv[at + 1]) : 1 }).then(
     (md) => console.log(md),
     (error: unknown) => {
       console.error(error);

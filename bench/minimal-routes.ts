@@ -2,8 +2,8 @@
  * The "minimal twin" of each hot endpoint, for `npm run bench` only: registered in the real server process by
  * `bench/server.ts`, under /bench/min/ (outside /api/, so the app's auth hook skips them). Each twin runs the
  * same SQL statements as the real endpoint, in the same order and transactions, through a raw pool (no query
- * builder, no services, no schema validation or serialisation): token lookup, membership lookup, the endpoint's own
- * queries, then JSON.stringify of the rows. What it leaves out is exactly the framework and domain work whose cost
+ * builder, no services, no schema validation or serialisation): the token with the caller's membership, the
+ * endpoint's own queries, then JSON.stringify of the rows. What it leaves out is exactly the framework and domain work whose cost
  * the real/minimal ratio measures. Not part of the product; `src/` never registers it.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Tx } from '../src/db/database.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { nameStatements } from '../src/db/named-statements.js';
 import type { Database } from '../src/db/schema.js';
 import { systemClock } from '../src/kernel/clock.js';
 import { createEventBus } from '../src/kernel/events.js';
@@ -24,14 +25,15 @@ const NO_OUTBOX: Outbox<Tx> = { record: async () => '', recordMany: async (_tx, 
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
 
-const TOKEN_SQL = `select t.id, t.user_id, t.last_used_at, u.is_instance_admin from api_tokens as t
+/** The token and the caller's membership of the path's workspace in one statement, as the real auth hook reads them. */
+const TOKEN_SQL = `select t.id, t.user_id, t.last_used_at, u.is_instance_admin, m.workspace_id, m.role from api_tokens as t
   inner join users as u on u.id = t.user_id
+  left join workspaces as w on w.slug = $3
+  left join workspace_members as m on m.workspace_id = w.id and m.user_id = t.user_id
   where t.token_hash = $1 and t.revoked_at is null and (t.expires_at is null or t.expires_at > $2)`;
-const MEMBER_SQL = `select w.id as workspace_id, w.slug, m.role from workspaces as w
-  inner join workspace_members as m on m.workspace_id = w.id where w.slug = $1 and m.user_id = $2`;
 const ISSUE_COLS = `id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, assignee_ids,
   created_by, created_at, updated_at, completed_at`;
-/** The issue list's columns since contract 18.1 (work-items.repository issueColumns): ISSUE_COLS and the planning fields. */
+/** An issue's columns since contract 18.1 (work-items.repository issueColumns, read by every issue statement): ISSUE_COLS and the planning fields. */
 const ISSUE_LIST_COLS = `${ISSUE_COLS}, start_date, target_date, estimate_minutes, remaining_minutes, time_spent_minutes`;
 /**
  * `order_by` keys of the issue-list twin (contract 18.1 planning sorts, and sequence_id as their reference): nulls last
@@ -50,22 +52,34 @@ class Http extends Error {
 
 interface Ctx {
   userId: string;
+  membership: { workspace_id: string; role: string } | null;
 }
 
 async function authenticate(q: Query, req: FastifyRequest): Promise<Ctx> {
   const header = req.headers.authorization ?? '';
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (!token) throw new Http(401, 'unauthenticated');
-  const { rows } = await q<{ user_id: string }>(TOKEN_SQL, [sha256(token), new Date()]);
+  const slug = (req.params as P).slug ?? null;
+  const { rows } = await q<{ user_id: string; workspace_id: string | null; role: string | null }>(TOKEN_SQL, [sha256(token), new Date(), slug]);
   if (!rows[0]) throw new Http(401, 'unauthenticated');
-  return { userId: rows[0].user_id };
+  const { user_id, workspace_id, role } = rows[0];
+  return { userId: user_id, membership: workspace_id && role ? { workspace_id, role } : null };
 }
 
-async function member(q: Query, slug: string, userId: string, write = false): Promise<string> {
-  const { rows } = await q<{ workspace_id: string; role: string }>(MEMBER_SQL, [slug, userId]);
-  if (!rows[0]) throw new Http(404, 'not found');
-  if (write && rows[0].role === 'guest') throw new Http(403, 'forbidden');
-  return rows[0].workspace_id;
+function member(membership: Ctx['membership'], write = false): string {
+  if (!membership) throw new Http(404, 'not found');
+  if (write && membership.role === 'guest') throw new Http(403, 'forbidden');
+  return membership.workspace_id;
+}
+
+/**
+ * The twins' own pool on PostgreSQL runs statements with parameters as named prepared statements, as the service's
+ * pool does (src/db/named-statements.ts): the ratio then compares the code, not the protocol.
+ */
+function namedPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  nameStatements(pool);
+  return pool;
 }
 
 const send = (reply: FastifyReply, status: number, body: unknown) =>
@@ -76,10 +90,7 @@ type P = Record<string, string>;
 export async function registerMinimalRoutes(app: FastifyInstance, database: DatabaseHandle): Promise<void> {
   const url = process.env.DATABASE_URL;
   // On PostgreSQL a pool of the twins' own (no builder: raw text through Kysely's executor); PGlite has one connection.
-  const own =
-    database.kind === 'postgres' && url
-      ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) })
-      : null;
+  const own = database.kind === 'postgres' && url ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedPool(url) }) }) : null;
   const kdb = own ?? database.db;
   const raw = rawKysely(kdb);
   const sla = slaRepository();
@@ -111,9 +122,9 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     });
 
   // GET issue SLA tracker: the SLA repository's own read (the view's joins of policy, rule and calendar)
-  route('GET', '/workspaces/:slug/issues/:issueId/sla/', async (req, { userId }) => {
+  route('GET', '/workspaces/:slug/issues/:issueId/sla/', async (req, { membership }) => {
     const p = req.params as P;
-    const ws = await member(query, p.slug!, userId);
+    const ws = member(membership);
     const found = await sla.findIssueTracker(kdb, ws, p.issueId!);
     if (!found) throw new Http(404, 'not_found');
     if (!found.tracker) throw new Http(404, 'sla_not_applicable');
@@ -121,12 +132,11 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // GET sla-breached (first page): the same page query, and the count only when the page is full (as the service)
-  route('GET', '/workspaces/:slug/sla-breached/', async (req, { userId }) => {
-    const p = req.params as P;
+  route('GET', '/workspaces/:slug/sla-breached/', async (req, { membership }) => {
     const qs = req.query as P;
     const offset = Number(qs.offset ?? 0);
     const perPage = Number(qs.per_page ?? 20);
-    const ws = await member(query, p.slug!, userId);
+    const ws = member(membership);
     const now = new Date();
     const rows = await sla.listBreached(kdb, ws, now, { offset, per_page: perPage });
     const total = rows.length < perPage && (rows.length > 0 || offset === 0) ? offset + rows.length : await sla.countBreached(kdb, ws, now);
@@ -134,10 +144,10 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // GET custom values of an issue
-  route('GET', '/workspaces/:slug/projects/:projectId/issues/:issueId/custom-values/', async (req, { userId }) => {
+  route('GET', '/workspaces/:slug/projects/:projectId/issues/:issueId/custom-values/', async (req, { membership }) => {
     const p = req.params as P;
-    const ws = await member(query, p.slug!, userId);
-    const issue = await query(`select ${ISSUE_COLS} from issues where workspace_id = $1 and id = $2`, [ws, p.issueId]);
+    const ws = member(membership);
+    const issue = await query(`select ${ISSUE_LIST_COLS} from issues where workspace_id = $1 and id = $2`, [ws, p.issueId]);
     if (!issue.rows[0] || issue.rows[0].project_id !== p.projectId) throw new Http(404, 'not_found');
     const [props, values] = await Promise.all([
       query(
@@ -152,10 +162,11 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // GET subscription with limits
-  route('GET', '/workspaces/:slug/billing/subscription/', async (req, { userId }) => {
-    const p = req.params as P;
+  route('GET', '/workspaces/:slug/billing/subscription/', async (req, { membership }) => {
     return raw.tx(async (q) => {
-      const ws = await member(q, p.slug!, userId);
+      const ws = member(membership);
+      // The workspace's billing time: with the sandbox provider (the bench's), its test clock's offset.
+      await q(`select offset_seconds from billing_test_clocks where workspace_id = $1`, [ws]);
       const sub = await q(`select * from subscriptions where workspace_id = $1`, [ws]);
       const plan = await q(
         `select slug, name, max_users, max_projects, max_storage_gb, ai_tokens_monthly, features, price_month, price_year,
@@ -167,11 +178,11 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // GET baseline deviation
-  route('GET', '/workspaces/:slug/baselines/:baselineId/deviation/', async (req, { userId }) => {
+  route('GET', '/workspaces/:slug/baselines/:baselineId/deviation/', async (req, { membership }) => {
     const p = req.params as P;
     const limit = Number((req.query as P).items_limit ?? 100);
     return raw.tx(async (q) => {
-      const ws = await member(q, p.slug!, userId);
+      const ws = member(membership);
       const b = await q(`select * from baselines where workspace_id = $1 and id = $2`, [ws, p.baselineId]);
       if (!b.rows[0]) throw new Http(404, 'not_found');
       const projectId = b.rows[0].project_id;
@@ -185,12 +196,12 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // GET issue list (with a custom-value filter `custom.<id>=<value>`)
-  route('GET', '/workspaces/:slug/projects/:projectId/issues/', async (req, { userId }) => {
+  route('GET', '/workspaces/:slug/projects/:projectId/issues/', async (req, { membership }) => {
     const p = req.params as P;
     const qs = req.query as P;
     const offset = Number(qs.offset ?? 0);
     const perPage = Number(qs.per_page ?? 20);
-    const ws = await member(query, p.slug!, userId);
+    const ws = member(membership);
     const project = await query(
       `select id, workspace_id, name, identifier, description, sla_policy_id, created_by, created_at, updated_at
        from projects where workspace_id = $1 and id = $2`,
@@ -222,8 +233,7 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
     const order = sortKey ? `i.${sortKey} ${orderBy!.startsWith('-') ? 'DESC' : 'ASC'} NULLS LAST, ` : '';
     const [rows, count] = await Promise.all([
       query(
-        `select ${(sortKey ? ISSUE_LIST_COLS : ISSUE_COLS)
-          .split(',')
+        `select ${ISSUE_LIST_COLS.split(',')
           .map((c) => `i.${c.trim()}`)
           .join(', ')} from issues as i where ${where}
          order by ${order}i.sequence_id desc offset $${params.length + 1} limit $${params.length + 2}`,
@@ -235,13 +245,13 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // POST create issue (with the SLA module's work on issue.created, in the same transaction)
-  route('POST', '/workspaces/:slug/projects/:projectId/issues/', async (req, { userId }) => {
+  route('POST', '/workspaces/:slug/projects/:projectId/issues/', async (req, { userId, membership }) => {
     const p = req.params as P;
     const body = (req.body ?? {}) as { name?: string; priority?: string };
     const name = typeof body.name === 'string' ? body.name.trim() : '';
     if (!name) throw new Http(400, 'validation_failed');
     return raw.tx(async (q, conn) => {
-      const ws = await member(q, p.slug!, userId, true);
+      const ws = member(membership, true);
       const project = await q(`select id from projects where workspace_id = $1 and id = $2`, [ws, p.projectId]);
       if (!project.rows[0]) throw new Http(404, 'not_found');
       const state = await q(
@@ -255,7 +265,7 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
       const issue = await q(
         `insert into issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority,
            assignee_ids, created_by, created_at, updated_at, completed_at)
-         values ($1, $2, $3, $4, $5, '', $6, $7, $8, '{}', $9, $10, $10, $11) returning ${ISSUE_COLS}`,
+         values ($1, $2, $3, $4, $5, '', $6, $7, $8, '{}', $9, $10, $10, $11) returning ${ISSUE_LIST_COLS}`,
         [
           randomUUID(),
           ws,
@@ -279,12 +289,12 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
   });
 
   // PUT a custom value
-  route('PUT', '/workspaces/:slug/issues/:issueId/custom-values/:propertyId/', async (req, { userId }) => {
+  route('PUT', '/workspaces/:slug/issues/:issueId/custom-values/:propertyId/', async (req, { membership }) => {
     const p = req.params as P;
     const value = ((req.body ?? {}) as { value?: unknown }).value;
     return raw.tx(async (q) => {
-      const ws = await member(q, p.slug!, userId, true);
-      const issue = await q(`select ${ISSUE_COLS} from issues where workspace_id = $1 and id = $2`, [ws, p.issueId]);
+      const ws = member(membership, true);
+      const issue = await q(`select ${ISSUE_LIST_COLS} from issues where workspace_id = $1 and id = $2`, [ws, p.issueId]);
       if (!issue.rows[0]) throw new Http(404, 'not_found');
       const prop = await q(
         `select id, workspace_id, project_id, name, description, type, options, is_required, created_at, updated_at

@@ -26,6 +26,7 @@ import { benchRenewals } from './renewals.js';
 import { benchTimeTracking } from './time-tracking.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchCreateVsPgbench } from './create-vs-pgbench.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { openPglite } from '../src/db/database.js';
@@ -870,6 +871,8 @@ async function main() {
     webhooks.push(await benchStartup({ quick }));
     // Security headers and CORS against the GET tracker (bench/security-headers.ts).
     webhooks.push(await benchSecurityHeaders({ quick }));
+    // POST create issue against pgbench's three-insert transaction on the same database (bench/create-vs-pgbench.ts).
+    if (url && !cfg.pgliteOnly) webhooks.push(await benchCreateVsPgbench({ databaseUrl: url, quick }));
     // The mixed load of 11 operations with the background duties on (bench/mixed-load.ts): PGlite, and PostgreSQL beside it.
     const mixed = [await runMixedLoad({ quick, log })];
     if (url && !cfg.pgliteOnly) mixed.push(await runMixedLoad({ quick, log, databaseUrl: url }));

@@ -13,6 +13,10 @@ import type pg from 'pg';
  * are the service's own queries, but an `IN` list or a multi-row insert has one text per length); beyond that a
  * statement runs unnamed as before. Statements without parameters (BEGIN, COMMIT, migrations, scripts of several
  * statements) always run unnamed, through the simple protocol.
+ *
+ * A schema change under a prepared statement that changes its result columns ("cached plan must not change result
+ * type", which only a migration run by another instance can cause) fails that run once; the text is then prepared
+ * anew under a new name.
  */
 const MAX_NAMES = 2_000;
 const MAX_PER_SESSION = 300;
@@ -21,6 +25,7 @@ type Query = (...args: unknown[]) => unknown;
 
 export function nameStatements(pool: pg.Pool): void {
   const names = new Map<string, string>();
+  let counter = 0;
   // Names of this pool only, should another pool ever share its session (one PGlite wrapped twice).
   const prefix = `k${randomBytes(4).toString('hex')}_`;
   // Per session: PGlite's node-postgres adapter hands every client of its pool the same connection object, which is
@@ -31,7 +36,7 @@ export function nameStatements(pool: pg.Pool): void {
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
     if (name === undefined && names.size < MAX_NAMES) {
-      name = `${prefix}${names.size + 1}`;
+      name = `${prefix}${++counter}`;
       names.set(text, name);
     }
     return name;
@@ -52,7 +57,13 @@ export function nameStatements(pool: pg.Pool): void {
         const name = nameOf(text);
         if (name !== undefined && (parsed.has(name) || parsed.size < MAX_PER_SESSION)) {
           parsed.add(name);
-          return query({ name, text, values });
+          return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+            // A table changed under a statement this session prepared (a migration run by a newer instance while
+            // this one serves): PostgreSQL refuses to run it again. The next run of the text gets a new name, and
+            // so a fresh Parse; this one fails as any statement that met a concurrent schema change.
+            if ((error as { code?: string }).code === '0A000' && names.get(text) === name) names.delete(text);
+            throw error;
+          });
         }
       }
       return query(...args);

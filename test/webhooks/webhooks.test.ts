@@ -1,3 +1,5 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../client/src/index.js';
@@ -378,6 +380,43 @@ describe('deliveries', () => {
     await Promise.all([job(t, 'webhooks.deliver'), other.run(), job(t, 'webhooks.deliver'), other.run()]);
     await other.close();
     expect(r.received.length - before).toBe(count);
+  });
+});
+
+describe('the worker', () => {
+  it('sends a claim of many deliveries 20 at a time in a sliding window, and records every outcome', async () => {
+    const t = ctx();
+    const ws = await createWorkspace(t.api);
+    let inFlight = 0;
+    let most = 0;
+    let got = 0;
+    const server = createHttpServer((req, res) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      req.resume();
+      req.on('end', () =>
+        setTimeout(() => {
+          inFlight--;
+          got++;
+          res.writeHead(204).end();
+        }, 20),
+      );
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const hook = await endpoint(ws, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, ['issue.created']);
+      const silent = createOutbox({ repo: webhooksRepository(), clock: t.clock });
+      await t.database.db.transaction().execute(async (tx) => {
+        for (let n = 0; n < 45; n++) await silent.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: { n } });
+      });
+      await job(t, 'webhooks.deliver');
+      expect(got).toBe(45);
+      expect(most).toBeLessThanOrEqual(20);
+      expect(most).toBeGreaterThan(1);
+      expect((await deliveries(ws, hook.id, 'succeeded')).total).toBe(45);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 

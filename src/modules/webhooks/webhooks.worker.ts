@@ -22,9 +22,26 @@ export interface WorkerDeps {
 
 export type Worker = ReturnType<typeof createWorker>;
 
-const BATCH = 20;
+/** Deliveries claimed (and recorded) by one statement each. */
+const BATCH = 100;
+/** Attempts in flight at once: a window that slides, a new attempt starting as soon as one ends. */
+const CONCURRENCY = 20;
 /** A claimed attempt is owned this long beyond its timeout; an instance that died mid-attempt loses it then. */
 const LEASE_MARGIN_MS = 60_000;
+
+/** Runs `fn` over `items` with at most `limit` at once, answering the results in the items' order. */
+async function mapWindow<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
 
 /** Signs `{id}.{timestamp}.{body}` with every secret in force: the newest first (Standard Webhooks). */
 export function signatures(
@@ -97,9 +114,9 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     };
   }
 
-  /** Sends the claimed deliveries in parallel, then records every outcome in one statement. */
+  /** Sends the claimed deliveries, `CONCURRENCY` at a time, then records every outcome in one statement. */
   async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
-    const done = await Promise.all(claimed.map((d) => attempt(d, manual)));
+    const done = await mapWindow(claimed, CONCURRENCY, (d) => attempt(d, manual));
     await repo.recordAttempts(
       db,
       done.map((x) => x.record),
@@ -113,11 +130,17 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     }
   }
 
+  /**
+   * How long a claim of `n` deliveries is owned: every attempt of it may take the whole timeout, `CONCURRENCY` at a
+   * time, and the margin on top.
+   */
+  const leaseUntil = (now: Date, n: number) => new Date(now.getTime() + Math.ceil(n / CONCURRENCY) * config.timeoutMs + LEASE_MARGIN_MS);
+
   async function runOnce(): Promise<number> {
     let sent = 0;
     for (;;) {
       const now = clock.now();
-      const claimed = await repo.claim(db, now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), BATCH);
+      const claimed = await repo.claim(db, now, leaseUntil(now, BATCH), BATCH);
       if (claimed.length === 0) return sent;
       await attemptAll(claimed, false).catch((err: unknown) =>
         log?.warn({ err, deliveries: claimed.map((d) => d.id) }, 'webhook attempts could not be recorded; they are retried after their lease'),
@@ -141,7 +164,7 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     sendNow: (workspaceId: string, ids: string[]) =>
       serial(async () => {
         const now = clock.now();
-        const claimed = await repo.claim(db, now, new Date(now.getTime() + config.timeoutMs + LEASE_MARGIN_MS), ids.length, { workspaceId, ids });
+        const claimed = await repo.claim(db, now, leaseUntil(now, ids.length), ids.length, { workspaceId, ids });
         await attemptAll(claimed, true);
       }),
 
