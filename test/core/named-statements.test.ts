@@ -57,4 +57,26 @@ describe('named prepared statements (issue 28)', () => {
       await pglite.close();
     }
   });
+
+  it('prepares a statement anew after a schema change altered its result columns under it (a migration by another instance)', async () => {
+    const pglite = await PGlite.create();
+    const handle = await wrapPglite(pglite);
+    try {
+      await sql`create table t (a int)`.execute(handle.db);
+      await sql`insert into t values (1)`.execute(handle.db);
+      const read = () => sql<Record<string, number>>`select * from t where a = ${1}`.execute(handle.db);
+      expect((await read()).rows).toEqual([{ a: 1 }]);
+      // Another connection of the same database adds a column (here: the same session, as PGlite has one).
+      await sql`alter table t add column b int default 2`.execute(handle.db);
+      const afterChange = await read().then(
+        (r) => r.rows,
+        (error: { code?: string }) => error.code,
+      );
+      // PostgreSQL refuses the old plan at most once; every run after it sees the new columns.
+      expect([[{ a: 1, b: 2 }], '0A000']).toContainEqual(afterChange);
+      expect((await read()).rows).toEqual([{ a: 1, b: 2 }]);
+    } finally {
+      await handle.close();
+    }
+  });
 });
