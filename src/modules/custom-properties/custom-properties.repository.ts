@@ -1,5 +1,6 @@
 import { type Expression, type ExpressionBuilder, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { CustomPropertyType } from '../../db/tables/custom-properties.js';
 import type { FilterClause, IndexedValue } from './custom-properties.domain.js';
@@ -22,17 +23,28 @@ export const propertyColumns = [
   'updated_at',
 ] as const;
 
+/** A project's properties and an issue's values: read by every custom-values route (compiled once). */
+const propertiesOf = prepared(
+  (workspaceId: string, projectId: string) =>
+    qb
+      .selectFrom('custom_properties')
+      .select(propertyColumns)
+      .where('workspace_id', '=', workspaceId)
+      .where('project_id', '=', projectId)
+      .orderBy('created_at')
+      .orderBy('id'),
+  2,
+);
+const valuesOf = prepared(
+  (workspaceId: string, issueId: string) =>
+    qb.selectFrom('custom_values').select(['property_id', 'value']).where('workspace_id', '=', workspaceId).where('issue_id', '=', issueId),
+  2,
+);
+
 export function customPropertiesRepository() {
   return {
     listProperties(tx: Executor, workspaceId: string, projectId: string) {
-      return tx
-        .selectFrom('custom_properties')
-        .select(propertyColumns)
-        .where('workspace_id', '=', workspaceId)
-        .where('project_id', '=', projectId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      return propertiesOf(tx, workspaceId, projectId);
     },
 
     /** A property of the workspace; `lock` takes a row lock ('update' for definition changes, 'share' for values). */
@@ -190,7 +202,7 @@ export function customPropertiesRepository() {
     },
 
     listValues(tx: Executor, workspaceId: string, issueId: string) {
-      return tx.selectFrom('custom_values').select(['property_id', 'value']).where('workspace_id', '=', workspaceId).where('issue_id', '=', issueId).execute();
+      return valuesOf(tx, workspaceId, issueId);
     },
 
     /**

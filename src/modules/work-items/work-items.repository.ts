@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Expression, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
 
@@ -36,6 +37,12 @@ export const issueColumns = [
   'remaining_minutes',
   'time_spent_minutes',
 ] as const;
+/** An issue of a workspace by key: read by most issue routes (compiled once). */
+const issueByKey = prepared(
+  (workspaceId: string, issueId: string) => qb.selectFrom('issues').select(issueColumns).where('workspace_id', '=', workspaceId).where('id', '=', issueId),
+  2,
+);
+
 const commentColumns = ['id', 'issue_id', 'author_id', 'body', 'created_at', 'updated_at'] as const;
 
 export interface IssueListFilter {
@@ -194,10 +201,9 @@ export function workItemsRepository() {
       return tx.insertInto('issues').values(issue).returning(issueColumns).executeTakeFirstOrThrow();
     },
 
-    findIssue(tx: Executor, workspaceId: string, issueId: string, lock = false) {
-      let q = tx.selectFrom('issues').select(issueColumns).where('workspace_id', '=', workspaceId).where('id', '=', issueId);
-      if (lock) q = q.forUpdate();
-      return q.executeTakeFirst();
+    async findIssue(tx: Executor, workspaceId: string, issueId: string, lock = false) {
+      if (!lock) return (await issueByKey(tx, workspaceId, issueId))[0];
+      return tx.selectFrom('issues').select(issueColumns).where('workspace_id', '=', workspaceId).where('id', '=', issueId).forUpdate().executeTakeFirst();
     },
 
     async listIssues(tx: Executor, workspaceId: string, projectId: string, filter: IssueListFilter, page: { offset: number; per_page: number }) {

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 
 /** Queries of the catalogue: plans, coupons and their redemptions, and the counts a plan caps. */
@@ -23,6 +24,9 @@ const planColumns = [
   'is_active',
   'sort_order',
 ] as const;
+
+/** A plan by slug: every billing read and plan check asks (compiled once). */
+const planOf = prepared((slug: string) => qb.selectFrom('plans').select(planColumns).where('slug', '=', slug), 1);
 
 export function catalogRepository() {
   return {
@@ -63,8 +67,8 @@ export function catalogRepository() {
       return q.orderBy('sort_order').orderBy('slug').execute();
     },
 
-    findPlan(tx: Executor, slug: string) {
-      return tx.selectFrom('plans').select(planColumns).where('slug', '=', slug).executeTakeFirst();
+    async findPlan(tx: Executor, slug: string) {
+      return (await planOf(tx, slug))[0];
     },
 
     insertPlan(tx: Executor, plan: Insertable<Database['plans']>) {

@@ -1,8 +1,16 @@
 import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 
 /** Queries of automatic collection (contract 19.2, 19.3): the charges due, and the payment that makes each once. */
+
+/** A workspace's test-clock offset: every billing read under the sandbox provider asks (compiled once). */
+const clockOffsetOf = prepared(
+  (workspaceId: string) => qb.selectFrom('billing_test_clocks').select('offset_seconds').where('workspace_id', '=', workspaceId),
+  1,
+);
+
 export type CollectionRepository = ReturnType<typeof collectionRepository>;
 
 export function collectionRepository() {
@@ -92,13 +100,9 @@ export function collectionRepository() {
 
     // ---- test clocks (19.7) ----
 
-    findClockOffset(tx: Executor, workspaceId: string) {
-      return tx
-        .selectFrom('billing_test_clocks')
-        .select('offset_seconds')
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirst()
-        .then((r) => (r ? Number(r.offset_seconds) : 0));
+    async findClockOffset(tx: Executor, workspaceId: string) {
+      const r = (await clockOffsetOf(tx, workspaceId))[0];
+      return r ? Number(r.offset_seconds) : 0;
     },
 
     async setClockOffset(tx: Executor, workspaceId: string, offsetSeconds: number, now: Date) {

@@ -1,8 +1,13 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../../db/database.js';
+import { prepared, queryBuilder as qb } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 
 /** Queries of subscriptions: the workspace lock, subscriptions and trials, notices, the billing audit trail. */
+
+/** A workspace's subscription (read by every billing read and plan check: compiled once). */
+const subscriptionOf = prepared((workspaceId: string) => qb.selectFrom('subscriptions').selectAll().where('workspace_id', '=', workspaceId), 1);
+
 export type SubscriptionsRepository = ReturnType<typeof subscriptionsRepository>;
 
 export type SubscriptionRow = Selectable<Database['subscriptions']>;
@@ -18,10 +23,9 @@ export function subscriptionsRepository() {
 
     // ---- subscriptions ----
 
-    findSubscription(tx: Executor, workspaceId: string, lock = false) {
-      let q = tx.selectFrom('subscriptions').selectAll().where('workspace_id', '=', workspaceId);
-      if (lock) q = q.forUpdate();
-      return q.executeTakeFirst();
+    async findSubscription(tx: Executor, workspaceId: string, lock = false) {
+      if (!lock) return (await subscriptionOf(tx, workspaceId))[0];
+      return tx.selectFrom('subscriptions').selectAll().where('workspace_id', '=', workspaceId).forUpdate().executeTakeFirst();
     },
 
     /**
