@@ -148,7 +148,7 @@ export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }:
     return (text ? JSON.parse(text) : null) as any;
   };
   try {
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (const deadline = Date.now() + 60_000; ;) {
       if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
       try {
         if ((await pool.request({ method: 'GET', path: '/readyz' })).statusCode === 200) break;
@@ -158,7 +158,11 @@ export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }:
       if (Date.now() > deadline) throw new Error('the service did not come up within 60 s');
       await sleep(100);
     }
-    const { token } = await call('POST', '/api/auth/sign-up/', null, { email: 'create-bench@example.com', password: 'benchmark-password', display_name: 'Bench' });
+    const { token } = await call('POST', '/api/auth/sign-up/', null, {
+      email: 'create-bench@example.com',
+      password: 'benchmark-password',
+      display_name: 'Bench',
+    });
     const slug = 'create-bench';
     await call('POST', '/api/workspaces/', token, { name: 'Create bench', slug });
     const calendar = await call('POST', `/api/workspaces/${slug}/sla-calendars/`, token, {

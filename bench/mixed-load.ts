@@ -16,8 +16,9 @@
  * the SLA events duty runs at its production interval; the other duties at a 5 s interval (JOB_INTERVAL_MS), so they
  * run during the soak rather than once an hour.
  *
- * Each run also reports how long checkouts held a database connection during the soak (`db_connection_hold_seconds`)
- * and the service's event-loop delay.
+ * Each run also reports how long checkouts held a database connection during the soak (`db_connection_hold_seconds`),
+ * the service's event-loop delay, and each operation's time alone (one request at a time) before the capacity run and
+ * after the soak, which shows what the load's own writes did to each operation's cost.
  *
  * Part of `npm run bench`; by hand: `npx tsx bench/mixed-load.ts [--quick] [--postgres postgres://.../db]`
  * (`SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the service's node, to profile it).
@@ -75,6 +76,11 @@ export interface MixedLoadResult {
   /** The service's event-loop delay (prom-client's monitor at the end of the soak): p99 and max, ms. */
   eventLoop: { p99Ms: number; maxMs: number };
   rss: { startupMb: number; afterWarmupMb: number; endMb: number; peakMb: number; growthPercent: number };
+  /**
+   * Each operation's mean time with one request at a time (no queueing), before the capacity run (after a warm-up
+   * pass) and after the soak: what the load's own writes (issues, comments, history) did to each operation's cost.
+   */
+  alone: Array<{ op: string; beforeMs: number; afterMs: number }>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -334,6 +340,19 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
       samples.push({ op: opIndex, ms: performance.now() - dueAt, ok });
     };
 
+    // Each operation alone, one request at a time: its cost without queueing (again after the soak).
+    const alone = async (): Promise<number[]> => {
+      const means: number[] = [];
+      for (let op = 0; op < ops.length; op++) {
+        const xs: Sample[] = [];
+        for (let k = 0; k < 30; k++) await send(op + ops.length * (1_000_000 + k), xs, performance.now());
+        means.push(xs.reduce((a, b) => a + b.ms, 0) / xs.length);
+      }
+      return means;
+    };
+    await alone(); // a first pass warms the service (JIT, caches), so that "before" is not a cold start
+    const aloneBefore = await alone();
+
     // Phase 1: capacity, closed loop.
     log(`  mixed load: capacity run, ${CLIENTS} clients, ${capacitySeconds} s`);
     let counter = 0;
@@ -370,6 +389,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
     );
     clearInterval(sampler);
     const elapsed = (performance.now() - start) / 1000;
+    const aloneAfter = await alone();
     const afterSoak = scrape(await metricsText());
     const holds = holdsBetween(beforeSoak.holds, afterSoak.holds);
     log(`  mixed load: ${holds.count} connection checkouts held ${holds.totalMs.toFixed(0)} ms in all, ${holds.over10} over 10 ms, ${holds.over50} over 50 ms`);
@@ -404,6 +424,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
         peakMb: Math.max(0, ...rss.map((r) => r.mb)),
         growthPercent: afterWarmup ? (100 * (end - afterWarmup)) / afterWarmup : 0,
       },
+      alone: ops.map(([op], i) => ({ op, beforeMs: aloneBefore[i]!, afterMs: aloneAfter[i]! })),
     };
   } finally {
     await pool.close().catch(() => undefined);
@@ -448,6 +469,18 @@ export function renderMixedLoad(results: MixedLoadResult[]): string {
     });
     const p = results.find((r) => r.database === 'pglite')?.operations.find((o) => o.op === name);
     lines.push(`| ${name} | ${cells.join(' | ')} | <= ${P99_TARGET_MS} ms | ${p ? (p.p99 <= P99_TARGET_MS ? 'met' : 'not met') : ''} |`);
+  }
+  // Each operation alone (one request at a time) before the capacity run and after the soak: how the load's writes grew
+  // the cost of the operations that read them.
+  lines.push('', 'Each operation alone (one request at a time, mean of 30), before the capacity run (after a warm-up pass) and after the soak:', '');
+  lines.push('| operation | ' + results.map((r) => `${r.label} before | ${r.label} after`).join(' | ') + ' |');
+  lines.push('|---|' + results.map(() => '---:|---:').join('|') + '|');
+  for (const name of names) {
+    const cells = results.map((r) => {
+      const a = r.alone.find((x) => x.op === name)!;
+      return `${a.beforeMs.toFixed(2)} ms | ${a.afterMs.toFixed(2)} ms`;
+    });
+    lines.push(`| ${name} | ${cells.join(' | ')} |`);
   }
   // How long checkouts held the database connection during the soak (db_connection_hold_seconds), and the event loop's delay.
   for (const r of results) {
