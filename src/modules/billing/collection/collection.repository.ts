@@ -3,14 +3,13 @@ import type { Executor } from '../../../db/database.js';
 import { prepared, queryBuilder as qb } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 
-/** Queries of automatic collection (contract 19.2, 19.3): the charges due, and the payment that makes each once. */
-
 /** A workspace's test-clock offset: every billing read under the sandbox provider asks (compiled once). */
 const clockOffsetOf = prepared(
   (workspaceId: string) => qb.selectFrom('billing_test_clocks').select('offset_seconds').where('workspace_id', '=', workspaceId),
   1,
 );
 
+/** Queries of automatic collection (contract 19.2, 19.3): the charges due, and the payment that makes each once. */
 export type CollectionRepository = ReturnType<typeof collectionRepository>;
 
 export function collectionRepository() {

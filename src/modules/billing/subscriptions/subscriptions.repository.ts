@@ -3,11 +3,10 @@ import type { Executor } from '../../../db/database.js';
 import { prepared, queryBuilder as qb } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
 
-/** Queries of subscriptions: the workspace lock, subscriptions and trials, notices, the billing audit trail. */
-
 /** A workspace's subscription (read by every billing read and plan check: compiled once). */
 const subscriptionOf = prepared((workspaceId: string) => qb.selectFrom('subscriptions').selectAll().where('workspace_id', '=', workspaceId), 1);
 
+/** Queries of subscriptions: the workspace lock, subscriptions and trials, notices, the billing audit trail. */
 export type SubscriptionsRepository = ReturnType<typeof subscriptionsRepository>;
 
 export type SubscriptionRow = Selectable<Database['subscriptions']>;
