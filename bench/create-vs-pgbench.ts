@@ -14,31 +14,17 @@
  * `DATABASE_URL=postgres://... npx tsx bench/create-vs-pgbench.ts [--quick]`. Needs `pgbench` on the PATH (the
  * postgresql-client package); without it the row says so.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { type CompiledService, startCompiledService, startCountingReceiver } from './compiled-service.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CLIENTS = 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** CPU time (user + system, ms) of one process, and of every `postgres` process of this machine, from /proc. */
 function cpuMsOf(pid: number): number {
@@ -106,58 +92,24 @@ export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }:
   for (const t of ['a', 'b', 'c']) await scratch.query(`CREATE TABLE pgbench_three_${t} (id bigserial PRIMARY KEY, v text NOT NULL, at timestamptz NOT NULL)`);
   await scratch.end();
 
-  let delivered = 0;
-  const receiver = createHttpServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      delivered++;
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-
-  if (!existsSync(join(ROOT, 'dist/src/main.js'))) spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
-  const port = await freePort();
-  // SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes flags to the service's node (to profile it).
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: scratchUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      API_RATE_LIMIT: '0',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const pool = new Pool(base, { connections: CLIENTS + 2, pipelining: 1 });
-  const call = async (method: string, path: string, token: string | null, body?: unknown) => {
-    const res = await pool.request({
-      method: method as 'GET',
-      path,
-      headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 400) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
-    return (text ? JSON.parse(text) : null) as any;
-  };
+  const receiver = await startCountingReceiver();
+  let service: CompiledService | undefined;
+  let openPool: Pool | undefined;
   try {
-    for (const deadline = Date.now() + 60_000; ;) {
-      if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
-      try {
-        if ((await pool.request({ method: 'GET', path: '/readyz' })).statusCode === 200) break;
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > deadline) throw new Error('the service did not come up within 60 s');
-      await sleep(100);
-    }
+    service = await startCompiledService({ LOG_LEVEL: 'warn', DATABASE_URL: scratchUrl, API_RATE_LIMIT: '0', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    const { child } = service;
+    const pool = (openPool = new Pool(service.base, { connections: CLIENTS + 2, pipelining: 1 }));
+    const call = async (method: string, path: string, token: string | null, body?: unknown) => {
+      const res = await pool.request({
+        method: method as 'GET',
+        path,
+        headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      if (res.statusCode >= 400) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
+      return (text ? JSON.parse(text) : null) as any;
+    };
     const { token } = await call('POST', '/api/auth/sign-up/', null, {
       email: 'create-bench@example.com',
       password: 'benchmark-password',
@@ -176,7 +128,7 @@ export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }:
       calendar_id: calendar.id,
       rules: (['urgent', 'high', 'medium', 'low'] as const).map((priority, i) => ({ priority, response_time_h: 2 ** i, resolution_time_h: 4 * 2 ** i })),
     });
-    await call('POST', `/api/workspaces/${slug}/webhooks/`, token, { url: receiverUrl, event_types: ['*'] });
+    await call('POST', `/api/workspaces/${slug}/webhooks/`, token, { url: receiver.url, event_types: ['*'] });
     const paths: string[] = [];
     for (let i = 0; i < projects; i++) {
       const project = await call('POST', `/api/workspaces/${slug}/projects/`, token, { name: `Desk ${i}`, identifier: `DESK${i}` });
@@ -239,7 +191,7 @@ export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }:
     return [
       `### POST create issue against pgbench (PostgreSQL${quick ? ', quick' : ''}; ${projects === 1 ? 'one project' : `creates spread over ${projects} projects`})`,
       '',
-      `${CLIENTS} clients each; the workspace has a default SLA policy on a working-hours calendar and a webhook endpoint on every event (${delivered} deliveries received).`,
+      `${CLIENTS} clients each; the workspace has a default SLA policy on a working-hours calendar and a webhook endpoint on every event (${receiver.received()} deliveries received).`,
       '',
       '| measure | value | reference | ratio | target | met |',
       '|---|---:|---:|---:|---|---|',
@@ -248,10 +200,9 @@ export async function benchCreateVsPgbench({ databaseUrl, quick, projects = 1 }:
       `| at 80 % of it for ${soakSeconds} s: ${rate.toFixed(0)} req/s (achieved ${achieved.toFixed(0)}) | p50 ${pct(soakLat, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms | | | p99 <= 50 ms | ${yes(p99 <= 50)} |`,
     ].join('\n');
   } finally {
-    await pool.close();
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-    await new Promise((r) => receiver.close(r));
+    await openPool?.close();
+    await service?.stop();
+    await receiver.close();
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();
   }

@@ -23,17 +23,14 @@
  * Part of `npm run bench`; by hand: `npx tsx bench/mixed-load.ts [--quick] [--postgres postgres://.../db]`
  * (`SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the service's node, to profile it).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { createServer as createHttpServer } from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { type CompiledService, ensureBuilt, ROOT, startCompiledService, startCountingReceiver } from './compiled-service.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CLIENTS = 20;
 
 export interface MixedLoadOptions {
@@ -84,17 +81,6 @@ export interface MixedLoadResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** Nearest-rank percentile, in ms. */
 function percentile(sorted: number[], p: number): number {
@@ -263,49 +249,20 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
   const dbEnv: Record<string, string> = scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dir! };
   const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...dbEnv, ...o.env };
 
-  if (!existsSync(join(ROOT, 'dist/src/main.js'))) spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  ensureBuilt();
   log(`  mixed load: demo data on ${o.databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
   const demo = spawnSync(process.execPath, ['dist/src/cli/main.js', 'demo'], { cwd: ROOT, env: baseEnv, encoding: 'utf8' });
   if (demo.status !== 0) throw new Error(`the demo failed: ${demo.stderr || demo.stdout}`);
 
   // A receiver for the webhook worker: answers 200 at once.
-  let delivered = 0;
-  const receiver = createHttpServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      delivered++;
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.SVC_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'], {
-    cwd: ROOT,
-    env: {
-      ...baseEnv,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      API_RATE_LIMIT: '0',
-      JOB_INTERVAL_MS: '5000',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const pool = new Pool(base, { connections: CLIENTS + 2, pipelining: 1 });
+  const receiver = await startCountingReceiver();
+  const receiverUrl = receiver.url;
+  let service: CompiledService | undefined;
+  let openPool: Pool | undefined;
   try {
-    for (const deadline = Date.now() + 60_000; ;) {
-      if (child.exitCode !== null) throw new Error(`the service exited with code ${child.exitCode}`);
-      try {
-        if ((await json(pool, { method: 'GET', path: '/healthz' })).status === 200) break;
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > deadline) throw new Error('the service did not come up within 60 s');
-      await sleep(100);
-    }
+    service = await startCompiledService({ ...baseEnv, API_RATE_LIMIT: '0', JOB_INTERVAL_MS: '5000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    const { child } = service;
+    const pool = (openPool = new Pool(service.base, { connections: CLIENTS + 2, pipelining: 1 }));
     const startupMb = rssMb(child.pid!);
     const target = await discover(pool);
     const hook = await json(
@@ -404,7 +361,7 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
     const afterWarmup = mean(rss.filter((r) => r.t >= warm && r.t < warm + 30).map((r) => r.mb));
     const end = mean(rss.filter((r) => r.t >= soakSeconds - 30).map((r) => r.mb));
     for (const [index, error] of firstError) log(`  mixed load: ${ops[index]![0]} failed: ${error}`);
-    log(`  mixed load: ${samples.length} requests in ${elapsed.toFixed(0)} s; ${delivered} webhook deliveries received`);
+    log(`  mixed load: ${samples.length} requests in ${elapsed.toFixed(0)} s; ${receiver.received()} webhook deliveries received`);
     return {
       database: o.databaseUrl ? 'postgres' : 'pglite',
       label: o.label ?? (o.databaseUrl ? 'postgres' : 'pglite'),
@@ -427,15 +384,9 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
       alone: ops.map(([op], i) => ({ op, beforeMs: aloneBefore[i]!, afterMs: aloneAfter[i]! })),
     };
   } finally {
-    await pool.close().catch(() => undefined);
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((ok) => {
-        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => ok(clearTimeout(t)));
-      });
-    }
-    receiver.close();
+    await openPool?.close().catch(() => undefined);
+    await service?.stop();
+    await receiver.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
     await scratch?.drop();
   }
