@@ -117,6 +117,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);
   jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
+  jobs.push({ name: 'sla.totals', run: () => sla.runTotals(), intervalMs: config.slaEventsIntervalMs });
   const slaReports = createSlaReportsService({ db, repo: slaReportsRepository(), clock, identity });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   const slaSimulation = createSlaSimulationService({ db, repo: slaSimulationRepository(), clock, identity });

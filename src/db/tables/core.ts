@@ -53,6 +53,8 @@ export interface ProjectsTable {
   description: Generated<string>;
   sla_policy_id: string | null;
   issue_seq: Generated<number>;
+  /** Migration 1070: the project's issues, kept by triggers on issues (the issue list's unfiltered total). */
+  issue_count: ColumnType<number, never, never>;
   created_by: string;
   created_at: Timestamp;
   updated_at: Timestamp;

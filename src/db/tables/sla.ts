@@ -116,7 +116,27 @@ export interface SlaRetargetPendingTable {
   workspace_id: string;
 }
 
+/**
+ * Migration 1070: a workspace's breached and at-risk counts at `as_of`, kept by triggers on sla_trackers and brought up
+ * to now by the `sla.totals` job; read with the changes since and the window from `as_of` to now (sla.trackers.repository).
+ */
+export interface SlaCountsTable {
+  workspace_id: string;
+  as_of: Date;
+  breached: ColumnType<string, never, never>;
+  at_risk: ColumnType<string, never, never>;
+}
+
+/** Migration 1070: what each write changed in the counts at `as_of`, until the job folds it in. */
+export interface SlaCountChangesTable {
+  workspace_id: string;
+  breached: number;
+  at_risk: number;
+}
+
 export interface SlaTables {
+  sla_counts: SlaCountsTable;
+  sla_count_changes: SlaCountChangesTable;
   sla_retarget_pending: SlaRetargetPendingTable;
   issue_history: IssueHistoryTable;
   sla_policies: SlaPoliciesTable;

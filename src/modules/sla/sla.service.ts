@@ -47,6 +47,10 @@ export interface CalendarInput {
   holidays?: { date: string; name?: string; recurring?: boolean }[];
 }
 
+/** The `sla.totals` job's pace: counts older than this are brought up to now, this many workspaces at a time. */
+const TOTALS_STALE_MS = 10_000;
+const TOTALS_BATCH = 200;
+
 const holidayRows = (holidays: NonNullable<CalendarInput['holidays']>): Holiday[] =>
   holidays.map((h) => ({ date: h.date, name: h.name ?? '', recurring: h.recurring ?? false }));
 
@@ -115,6 +119,21 @@ export function createSlaService(deps: SlaDeps) {
     countBreachedEverywhere: () => repo.countBreachedEverywhere(db, clock.now()),
 
     subscribe: slaEvents.subscribe,
+
+    /**
+     * The `sla.totals` job: brings the kept breached and at-risk counts (migration 1070) of every workspace last
+     * brought up more than TOTALS_STALE_MS ago up to now, TOTALS_BATCH workspaces per transaction. A reader is exact
+     * either way; the job keeps its window (the crossings since) a few seconds wide. Returns the workspaces brought up.
+     */
+    runTotals: async () => {
+      let advanced = 0;
+      for (;;) {
+        const now = clock.now();
+        const n = await db.transaction().execute((tx) => repo.advanceCounts(tx, now, new Date(now.getTime() - TOTALS_STALE_MS), TOTALS_BATCH));
+        advanced += n;
+        if (n < TOTALS_BATCH) return advanced;
+      }
+    },
 
     /** The `sla.events` job: records crossed at-risk and breach thresholds as SLA events (contract 11.4). */
     runEvents: async () => {

@@ -159,6 +159,48 @@ const resolutionAtRisk = (now: Date) => sql`
   AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})`;
 
 /**
+ * A workspace's breached and at-risk counts at `now` (migration 1070): the counts kept at `as_of`, the changes since
+ * the job last folded them, and the window between `as_of` and `now` — each tracker with an instant in it, counted by
+ * how it changed from `as_of` to `now` (the window runs backwards when the clock did). One statement, one snapshot.
+ */
+const countsQuery = (workspaceId: RawBuilder<unknown> | string, now: Date) => sql<{ breached: number; at_risk: number }>`
+  SELECT (k.breached + ch.breached + coalesce(sum(w.breached), 0))::float8 AS breached,
+         (k.at_risk + ch.at_risk + coalesce(sum(w.at_risk), 0))::float8 AS at_risk
+  FROM (SELECT as_of, breached, at_risk, LEAST(as_of, ${now}::timestamptz) AS lo, GREATEST(as_of, ${now}::timestamptz) AS hi
+        FROM sla_counts WHERE workspace_id = ${workspaceId}) k
+  CROSS JOIN (SELECT coalesce(sum(breached), 0) AS breached, coalesce(sum(at_risk), 0) AS at_risk
+              FROM sla_count_changes WHERE workspace_id = ${workspaceId}) ch
+  LEFT JOIN LATERAL (
+    SELECT CASE WHEN t.breach_at < ${now}::timestamptz THEN 1 ELSE 0 END - CASE WHEN t.breach_at < k.as_of THEN 1 ELSE 0 END AS breached,
+           sla_at_risk(t.response_risk_at, t.response_breach_at, t.responded_at, t.resolution_risk_at, t.resolution_breach_at,
+                       t.resolved_at, t.paused, ${now}::timestamptz)
+           - sla_at_risk(t.response_risk_at, t.response_breach_at, t.responded_at, t.resolution_risk_at, t.resolution_breach_at,
+                         t.resolved_at, t.paused, k.as_of) AS at_risk
+    FROM sla_trackers t
+    WHERE t.workspace_id = ${workspaceId} AND t.id IN (
+      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND breach_at IS NOT NULL AND breach_at BETWEEN k.lo AND k.hi
+      UNION
+      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
+        AND response_risk_at BETWEEN k.lo AND k.hi
+      UNION
+      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
+        AND response_breach_at BETWEEN k.lo AND k.hi
+      UNION
+      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
+        AND resolution_risk_at BETWEEN k.lo AND k.hi
+      UNION
+      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
+        AND resolution_breach_at BETWEEN k.lo AND k.hi)
+  ) w ON true
+  GROUP BY k.breached, k.at_risk, ch.breached, ch.at_risk`;
+
+async function countsAt(tx: Executor, workspaceId: string, now: Date) {
+  const { rows } = await countsQuery(workspaceId, now).execute(tx);
+  // No row: a workspace deleted under the request (its lists are empty by then).
+  return rows[0] ?? { breached: 0, at_risk: 0 };
+}
+
+/**
  * A timestamp column read as epoch milliseconds (whole, as a JS Date would hold it), named as the column: re-targeting
  * works on numbers and allocates no Date per instant. `column` is a constant of this file, never input.
  */
@@ -395,13 +437,7 @@ export function trackerQueries() {
     },
 
     async countBreached(tx: Executor, workspaceId: string, now: Date) {
-      const row = await tx
-        .selectFrom('sla_trackers')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('breach_at', '<', now)
-        .executeTakeFirstOrThrow();
-      return row.n;
+      return (await countsAt(tx, workspaceId, now)).breached;
     },
 
     /**
@@ -430,11 +466,29 @@ export function trackerQueries() {
     },
 
     async countAtRisk(tx: Executor, workspaceId: string, now: Date) {
-      const { rows } = await sql<{ n: number }>`
-        SELECT
-          (SELECT count(*) FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${responseAtRisk(now)})
-          + (SELECT count(*) FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${resolutionAtRisk(now)}) AS n`.execute(tx);
-      return Number(rows[0]!.n);
+      return (await countsAt(tx, workspaceId, now)).at_risk;
+    },
+
+    /**
+     * The `sla.totals` job: brings up to `limit` workspaces' counts to `now` (those last brought up before `staleBefore`,
+     * or after `now` when the clock went back), each by one instance. A row a writer holds is skipped until next time.
+     * Also drops the changes of deleted workspaces. Returns how many workspaces it brought up.
+     */
+    async advanceCounts(tx: Executor, now: Date, staleBefore: Date, limit: number) {
+      const { rows } = await sql<{ workspace_id: string }>`
+        SELECT workspace_id FROM sla_counts WHERE as_of < ${staleBefore} OR as_of > ${now}
+        ORDER BY as_of LIMIT ${limit} FOR UPDATE SKIP LOCKED`.execute(tx);
+      if (!rows.length) return 0;
+      const ids = rows.map((r) => r.workspace_id);
+      // A new statement, so a new snapshot: every writer that held one of these rows has committed.
+      await sql`
+        UPDATE sla_counts c SET as_of = ${now}, breached = n.breached, at_risk = n.at_risk
+        FROM unnest(${ids}::uuid[]) w(workspace_id)
+        CROSS JOIN LATERAL (${countsQuery(sql`w.workspace_id`, now)}) n
+        WHERE c.workspace_id = w.workspace_id`.execute(tx);
+      await sql`DELETE FROM sla_count_changes WHERE workspace_id = ANY(${ids}::uuid[])`.execute(tx);
+      await sql`DELETE FROM sla_count_changes ch WHERE NOT EXISTS (SELECT 1 FROM sla_counts c WHERE c.workspace_id = ch.workspace_id)`.execute(tx);
+      return ids.length;
     },
 
     /** Every workspace at once, for the metrics: one number, no tenant data. */

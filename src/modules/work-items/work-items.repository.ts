@@ -219,6 +219,17 @@ export function workItemsRepository() {
         q = filter.overdue.overdue ? q.where(overdue) : q.where((eb) => eb.not(overdue(eb)).or('i.target_date', 'is', null));
       }
       for (const condition of filter.conditions) q = q.where(condition);
+      const unfiltered =
+        !filter.stateGroups?.length &&
+        !filter.priorities?.length &&
+        filter.targetDateFrom === undefined &&
+        filter.targetDateTo === undefined &&
+        !filter.overdue &&
+        !filter.conditions.length;
+      // Unfiltered, the total is the count the database keeps on the project (migration 1070): flat at any size.
+      const counted = unfiltered
+        ? tx.selectFrom('projects').select('issue_count as n').where('workspace_id', '=', workspaceId).where('id', '=', projectId).executeTakeFirstOrThrow()
+        : q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const [rows, count] = await Promise.all([
         (filter.order ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`) : q)
           .select(issueColumns.map((c) => `i.${c}` as const))
@@ -226,9 +237,9 @@ export function workItemsRepository() {
           .offset(page.offset)
           .limit(page.per_page)
           .execute(),
-        q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        counted,
       ]);
-      return { rows, total: count.n };
+      return { rows, total: Number(count.n) };
     },
 
     updateIssue(
