@@ -159,46 +159,41 @@ const resolutionAtRisk = (now: Date) => sql`
   AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})`;
 
 /**
- * A workspace's breached and at-risk counts at `now` (migration 1070): the counts kept at `as_of`, the changes since
- * the job last folded them, and the window between `as_of` and `now` — each tracker with an instant in it, counted by
- * how it changed from `as_of` to `now` (the window runs backwards when the clock did). One statement, one snapshot.
+ * A workspace's breached and at-risk counts at `now` (migration 1070), as expressions over its `sla_counts` row `k`:
+ * the counts kept at `k.as_of`, plus the changes since the job last folded them, plus the window between `as_of` and
+ * `now`. Breached: the trackers whose breach instant lies in the window (with the window's sign: the clock may have
+ * gone back). At risk: each tracker with any of its four instants in the window, counted by how it changed from
+ * `as_of` to `now`. A row never brought up (`as_of` -infinity, counts zero) reads the full count, as before 1070.
+ * Each is one statement, so one snapshot.
  */
-const countsQuery = (workspaceId: RawBuilder<unknown> | string, now: Date) => sql<{ breached: number; at_risk: number }>`
-  SELECT (k.breached + ch.breached + coalesce(sum(w.breached), 0))::float8 AS breached,
-         (k.at_risk + ch.at_risk + coalesce(sum(w.at_risk), 0))::float8 AS at_risk
-  FROM (SELECT as_of, breached, at_risk, LEAST(as_of, ${now}::timestamptz) AS lo, GREATEST(as_of, ${now}::timestamptz) AS hi
-        FROM sla_counts WHERE workspace_id = ${workspaceId}) k
-  CROSS JOIN (SELECT coalesce(sum(breached), 0) AS breached, coalesce(sum(at_risk), 0) AS at_risk
-              FROM sla_count_changes WHERE workspace_id = ${workspaceId}) ch
-  LEFT JOIN LATERAL (
-    SELECT CASE WHEN t.breach_at < ${now}::timestamptz THEN 1 ELSE 0 END - CASE WHEN t.breach_at < k.as_of THEN 1 ELSE 0 END AS breached,
-           sla_at_risk(t.response_risk_at, t.response_breach_at, t.responded_at, t.resolution_risk_at, t.resolution_breach_at,
-                       t.resolved_at, t.paused, ${now}::timestamptz)
-           - sla_at_risk(t.response_risk_at, t.response_breach_at, t.responded_at, t.resolution_risk_at, t.resolution_breach_at,
-                         t.resolved_at, t.paused, k.as_of) AS at_risk
-    FROM sla_trackers t
-    WHERE t.workspace_id = ${workspaceId} AND t.id IN (
-      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND breach_at IS NOT NULL AND breach_at BETWEEN k.lo AND k.hi
-      UNION
-      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
-        AND response_risk_at BETWEEN k.lo AND k.hi
-      UNION
-      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused
-        AND response_breach_at BETWEEN k.lo AND k.hi
-      UNION
-      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
-        AND resolution_risk_at BETWEEN k.lo AND k.hi
-      UNION
-      SELECT id FROM sla_trackers WHERE workspace_id = ${workspaceId} AND resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused
-        AND resolution_breach_at BETWEEN k.lo AND k.hi)
-  ) w ON true
-  GROUP BY k.breached, k.at_risk, ch.breached, ch.at_risk`;
+const breachedAt = (now: Date) => sql<number>`(k.breached
+  + coalesce((SELECT sum(breached) FROM sla_count_changes ch WHERE ch.workspace_id = k.workspace_id), 0)
+  + CASE WHEN k.as_of <= ${now}::timestamptz
+      THEN (SELECT count(*) FROM sla_trackers WHERE workspace_id = k.workspace_id AND breach_at >= k.as_of AND breach_at < ${now}::timestamptz)
+      ELSE -(SELECT count(*) FROM sla_trackers WHERE workspace_id = k.workspace_id AND breach_at >= ${now}::timestamptz AND breach_at < k.as_of)
+    END)::float8`;
 
-async function countsAt(tx: Executor, workspaceId: string, now: Date) {
-  const { rows } = await countsQuery(workspaceId, now).execute(tx);
-  // No row: a workspace deleted under the request (its lists are empty by then).
-  return rows[0] ?? { breached: 0, at_risk: 0 };
-}
+const atRiskAt = (now: Date) => {
+  const lo = sql`LEAST(k.as_of, ${now}::timestamptz)`;
+  const hi = sql`GREATEST(k.as_of, ${now}::timestamptz)`;
+  const instant = (column: string, running: string) => sql`
+    SELECT id FROM sla_trackers WHERE workspace_id = k.workspace_id AND ${sql.raw(running)} AND ${sql.raw(column)} BETWEEN ${lo} AND ${hi}`;
+  const responseRunning = 'response_risk_at IS NOT NULL AND responded_at IS NULL AND NOT paused';
+  const resolutionRunning = 'resolution_risk_at IS NOT NULL AND resolved_at IS NULL AND NOT paused';
+  const atRisk = (at: RawBuilder<unknown>) => sql`sla_at_risk(t.response_risk_at, t.response_breach_at, t.responded_at,
+    t.resolution_risk_at, t.resolution_breach_at, t.resolved_at, t.paused, ${at})`;
+  return sql<number>`(k.at_risk
+  + coalesce((SELECT sum(at_risk) FROM sla_count_changes ch WHERE ch.workspace_id = k.workspace_id), 0)
+  + CASE WHEN k.as_of = '-infinity'
+      THEN (SELECT count(*) FROM sla_trackers WHERE workspace_id = k.workspace_id AND ${responseAtRisk(now)})
+         + (SELECT count(*) FROM sla_trackers WHERE workspace_id = k.workspace_id AND ${resolutionAtRisk(now)})
+      ELSE (SELECT coalesce(sum(${atRisk(sql`${now}::timestamptz`)} - ${atRisk(sql`k.as_of`)}), 0)
+            FROM sla_trackers t
+            WHERE t.workspace_id = k.workspace_id AND t.id IN (
+              ${instant('response_risk_at', responseRunning)} UNION ${instant('response_breach_at', responseRunning)}
+              UNION ${instant('resolution_risk_at', resolutionRunning)} UNION ${instant('resolution_breach_at', resolutionRunning)}))
+    END)::float8`;
+};
 
 /**
  * A timestamp column read as epoch milliseconds (whole, as a JS Date would hold it), named as the column: re-targeting
@@ -437,7 +432,9 @@ export function trackerQueries() {
     },
 
     async countBreached(tx: Executor, workspaceId: string, now: Date) {
-      return (await countsAt(tx, workspaceId, now)).breached;
+      const { rows } = await sql<{ n: number }>`SELECT ${breachedAt(now)} AS n FROM sla_counts k WHERE k.workspace_id = ${workspaceId}`.execute(tx);
+      // No row: a workspace deleted under the request (its lists are empty by then).
+      return rows[0]?.n ?? 0;
     },
 
     /**
@@ -466,7 +463,8 @@ export function trackerQueries() {
     },
 
     async countAtRisk(tx: Executor, workspaceId: string, now: Date) {
-      return (await countsAt(tx, workspaceId, now)).at_risk;
+      const { rows } = await sql<{ n: number }>`SELECT ${atRiskAt(now)} AS n FROM sla_counts k WHERE k.workspace_id = ${workspaceId}`.execute(tx);
+      return rows[0]?.n ?? 0;
     },
 
     /**
@@ -482,10 +480,8 @@ export function trackerQueries() {
       const ids = rows.map((r) => r.workspace_id);
       // A new statement, so a new snapshot: every writer that held one of these rows has committed.
       await sql`
-        UPDATE sla_counts c SET as_of = ${now}, breached = n.breached, at_risk = n.at_risk
-        FROM unnest(${ids}::uuid[]) w(workspace_id)
-        CROSS JOIN LATERAL (${countsQuery(sql`w.workspace_id`, now)}) n
-        WHERE c.workspace_id = w.workspace_id`.execute(tx);
+        UPDATE sla_counts k SET as_of = ${now}, breached = ${breachedAt(now)}, at_risk = ${atRiskAt(now)}
+        WHERE k.workspace_id = ANY(${ids}::uuid[])`.execute(tx);
       await sql`DELETE FROM sla_count_changes WHERE workspace_id = ANY(${ids}::uuid[])`.execute(tx);
       await sql`DELETE FROM sla_count_changes ch WHERE NOT EXISTS (SELECT 1 FROM sla_counts c WHERE c.workspace_id = ch.workspace_id)`.execute(tx);
       return ids.length;
