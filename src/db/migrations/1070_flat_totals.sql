@@ -29,6 +29,13 @@ CREATE TRIGGER issues_count_removed AFTER DELETE ON issues REFERENCING OLD TABLE
 UPDATE projects p SET issue_count = n.n
 FROM (SELECT project_id, count(*) AS n FROM issues GROUP BY project_id) n WHERE p.id = n.project_id;
 
+-- A project belongs to one workspace, so a filter on both is no narrower than the project's. Without that fact the
+-- planner multiplied the two selectivities (10,000 issues of a project among 1,000,000 estimated as 72) and chose a
+-- bitmap AND plus a sort over the whole project for the list's first page: 27.6 ms, against 1.0 ms by the
+-- sequence index with the estimate right (measured on the bench's data).
+CREATE STATISTICS issues_workspace_project_stats (dependencies) ON workspace_id, project_id FROM issues;
+ANALYZE issues;
+
 -- ---- breached and at risk in a workspace ----------------------------------------------------------------------------
 --
 -- Both depend on the time: a tracker is breached once `breach_at < now`, at risk while its at-risk instant has passed
