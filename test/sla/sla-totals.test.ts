@@ -184,6 +184,10 @@ describe('kept totals', () => {
     );
     expect(left.rows[0]!.n).toBe(0);
     expect((await apiTotals(api, a, projects[0]!.id)).breached).toBe(3);
+    // The metric reads the same kept counts: every workspace of this database, as a full count gives it.
+    const everywhere = await sql<{ n: number }>`SELECT count(*)::int AS n FROM sla_trackers WHERE breach_at < ${clock.now()}`.execute(database.db);
+    const metrics = await api.get('/metrics');
+    expect(Number(/^sla_trackers_breached (\d+)$/m.exec(metrics.text)?.[1])).toBe(everywhere.rows[0]!.n);
   });
 });
 

@@ -487,15 +487,10 @@ export function trackerQueries() {
       return ids.length;
     },
 
-    /** Every workspace at once, for the metrics: one number, no tenant data. */
+    /** Every workspace at once, for the metrics: one number, no tenant data (the kept counts, as the lists read them). */
     async countBreachedEverywhere(tx: Executor, now: Date) {
-      const row = await tx
-        .selectFrom('sla_trackers')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('breach_at', 'is not', null)
-        .where('breach_at', '<', now)
-        .executeTakeFirstOrThrow();
-      return row.n;
+      const { rows } = await sql<{ n: number }>`SELECT coalesce(sum(${breachedAt(now)}), 0)::float8 AS n FROM sla_counts k`.execute(tx);
+      return rows[0]?.n ?? 0;
     },
 
     // ---- SLA events (contract 11.4) -------------------------------------------------------------------------------
