@@ -239,9 +239,12 @@ export async function registerMinimalRoutes(app: FastifyInstance, database: Data
          order by ${order}i.sequence_id desc offset $${params.length + 1} limit $${params.length + 2}`,
         [...params, offset, perPage],
       ),
-      query(`select count(*) as n from issues as i where ${where}`, params),
+      // unfiltered, the count the database keeps on the project (migration 1070), as the service reads it
+      filters.length
+        ? query(`select count(*) as n from issues as i where ${where}`, params)
+        : query(`select issue_count as n from projects where workspace_id = $1 and id = $2`, [ws, p.projectId]),
     ]);
-    return [200, { results: rows.rows, total: count.rows[0]!.n, offset, per_page: perPage }];
+    return [200, { results: rows.rows, total: Number(count.rows[0]!.n), offset, per_page: perPage }];
   });
 
   // POST create issue (with the SLA module's work on issue.created, in the same transaction)
