@@ -493,6 +493,33 @@ describe('target addresses', () => {
     }
   });
 
+  it('sends one attempt: the status and Retry-After of the answer, no redirect followed, a silent receiver failed at the deadline', async () => {
+    const silent: import('node:http').ServerResponse[] = [];
+    const server = createHttpServer((req, res) => {
+      if (req.url === '/slow') return void silent.push(res);
+      if (req.url === '/moved') return void res.writeHead(302, { location: '/elsewhere' }).end();
+      res.writeHead(429, { 'retry-after': '7' }).end('x'.repeat(100_000));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const sender = createSender({ timeoutMs: 300, allowPrivateTargets: true });
+    try {
+      expect(await sender.send(`${base}/busy`, { 'content-type': 'application/json' }, '{}')).toMatchObject({ statusCode: 429, error: null, retryAfter: '7' });
+      expect(await sender.send(`${base}/moved`, {}, '{}')).toMatchObject({ statusCode: 302, error: null });
+      const started = performance.now();
+      const slow = await sender.send(`${base}/slow`, {}, '{}');
+      expect(slow).toMatchObject({ statusCode: null, error: 'timeout' });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      // the connection is still good for the next attempt
+      expect(await sender.send(`${base}/busy`, {}, '{}')).toMatchObject({ statusCode: 429 });
+    } finally {
+      for (const res of silent) res.destroy();
+      await sender.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('fails an attempt to a blocked address with blocked_address, also for a name that resolves to one', async () => {
     const r = await receiver();
     const sender = createSender({ timeoutMs: 2_000, allowPrivateTargets: false });

@@ -43,6 +43,18 @@ async function mapWindow<T, R>(items: T[], limit: number, fn: (item: T) => Promi
   return results;
 }
 
+/** A signer per secret, reused across attempts (each decodes its secret once); bounded, emptied when full. */
+const signers = new Map<string, Webhook>();
+function signer(secret: string): Webhook {
+  let found = signers.get(secret);
+  if (!found) {
+    if (signers.size >= 1_000) signers.clear();
+    found = new Webhook(secret);
+    signers.set(secret, found);
+  }
+  return found;
+}
+
 /** Signs `{id}.{timestamp}.{body}` with every secret in force: the newest first (Standard Webhooks). */
 export function signatures(
   delivery: Pick<ClaimedDelivery, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
@@ -53,7 +65,7 @@ export function signatures(
 ): string {
   const secrets = [delivery.secret];
   if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > now) secrets.push(delivery.previous_secret);
-  return secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' ');
+  return secrets.map((s) => signer(s).sign(id, at, body)).join(' ');
 }
 
 /**
