@@ -70,7 +70,14 @@ export async function startTestApp(overrides: ConfigOverrides = {}, database?: D
     config,
     url,
     close: async () => {
-      await app.close();
+      // As src/server.ts shuts down: a keep-alive connection that turns idle after close() began (a sandbox
+      // notification answered during the close) is closed at once, not after its 72 s keep-alive timeout.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
       if (!database) await db.close();
     },
   };

@@ -126,9 +126,10 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     };
   }
 
-  /** Sends the claimed deliveries, `CONCURRENCY` at a time, then records every outcome in one statement. */
-  async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
-    const done = await mapWindow(claimed, CONCURRENCY, (d) => attempt(d, manual));
+  type Attempted = Awaited<ReturnType<typeof attempt>>;
+
+  /** Records outcomes in one statement, then what the endpoints learnt. */
+  async function recordAll(done: Attempted[]): Promise<void> {
     await repo.recordAttempts(
       db,
       done.map((x) => x.record),
@@ -142,24 +143,70 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     }
   }
 
+  /** Sends the claimed deliveries, `CONCURRENCY` at a time, then records every outcome in one statement. */
+  async function attemptAll(claimed: ClaimedDelivery[], manual: boolean): Promise<void> {
+    await recordAll(await mapWindow(claimed, CONCURRENCY, (d) => attempt(d, manual)));
+  }
+
   /**
    * How long a claim of `n` deliveries is owned: every attempt of it may take the whole timeout, `CONCURRENCY` at a
    * time, and the margin on top.
    */
   const leaseUntil = (now: Date, n: number) => new Date(now.getTime() + Math.ceil(n / CONCURRENCY) * config.timeoutMs + LEASE_MARGIN_MS);
 
+  /**
+   * Sends every delivery due now through one sliding window of `CONCURRENCY` attempts, fed by claims of `BATCH`: the
+   * next claim is made while the previous one's last attempts are in flight, and outcomes are recorded `BATCH` at a
+   * time as they complete, so the window does not drain at each claim. A claim's lease covers the attempts queued
+   * before its own, its own, and the wait for its outcomes' statement.
+   */
   async function runOnce(): Promise<number> {
+    const queue: ClaimedDelivery[] = [];
+    const done: Attempted[] = [];
+    let more = true;
+    let claiming: Promise<void> | null = null;
+    let recording: Promise<void> = Promise.resolve();
     let sent = 0;
-    for (;;) {
-      const now = clock.now();
-      const claimed = await repo.claim(db, now, leaseUntil(now, BATCH), BATCH);
-      if (claimed.length === 0) return sent;
-      await attemptAll(claimed, false).catch((err: unknown) =>
-        log?.warn({ err, deliveries: claimed.map((d) => d.id) }, 'webhook attempts could not be recorded; they are retried after their lease'),
+    const claimNext = () =>
+      (claiming ??= (async () => {
+        try {
+          const now = clock.now();
+          const claimed = await repo.claim(db, now, leaseUntil(now, 2 * BATCH + CONCURRENCY), BATCH);
+          queue.push(...claimed);
+          sent += claimed.length;
+          more = claimed.length === BATCH;
+        } catch (err) {
+          more = false;
+          log?.warn({ err }, 'webhook deliveries could not be claimed');
+        } finally {
+          claiming = null;
+        }
+      })());
+    const flush = () => {
+      const batch = done.splice(0);
+      if (!batch.length) return;
+      recording = recording.then(() =>
+        recordAll(batch).catch((err: unknown) =>
+          log?.warn({ err, deliveries: batch.map((x) => x.delivery.id) }, 'webhook attempts could not be recorded; they are retried after their lease'),
+        ),
       );
-      sent += claimed.length;
-      if (claimed.length < BATCH) return sent;
-    }
+    };
+    const lane = async () => {
+      for (;;) {
+        if (more && queue.length < CONCURRENCY) void claimNext();
+        const d = queue.shift();
+        if (d) {
+          done.push(await attempt(d, false));
+          if (done.length >= BATCH) flush();
+        } else if (claiming) await claiming;
+        else if (!more) return;
+      }
+    };
+    await claimNext();
+    if (queue.length) await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+    flush();
+    await recording;
+    return sent;
   }
 
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
