@@ -113,6 +113,8 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   });
   const workspaces = createWorkspacesService({ db, repo: workspacesRepository(), clock, identity });
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(), clock, events, planGate, identity, outbox });
+  // Folds the label counts the database keeps (their sums never change, only how many rows hold them).
+  jobs.push({ name: 'labels.counts', run: () => workItems.runLabelCounts(), intervalMs: 30_000 });
 
   const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);

@@ -22,6 +22,8 @@ const OVERRIDES: Record<string, string> = {
   'POST /api/workspaces/{slug}/custom-properties/{propertyId}/merge-options/': 'mergeCustomPropertyOptions',
   'POST /api/workspaces/{slug}/timer/start/': 'startTimer',
   'POST /api/workspaces/{slug}/timer/stop/': 'stopTimer',
+  'POST /api/workspaces/{slug}/projects/{projectId}/issues/bulk/': 'bulkUpdateIssues',
+  'POST /api/workspaces/{slug}/projects/{projectId}/issues/bulk-delete/': 'bulkDeleteIssues',
 };
 
 const VERB_FOR_ITEM: Record<string, string> = { get: 'get', patch: 'update', put: 'set', delete: 'delete' };

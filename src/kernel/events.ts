@@ -28,8 +28,12 @@ export interface IssuePlanning {
 
 export type DomainEvent =
   | { type: 'issue.created'; at: Date; issue: IssueSnapshot }
-  /** `actorId`: who made the change (issue history); absent for changes made by the system. */
-  | { type: 'issue.updated'; at: Date; before: IssueSnapshot; after: IssueSnapshot; actorId?: string }
+  /**
+   * Issues of one workspace whose priority or state changed, in one change (a PATCH is one issue, a bulk edit up to
+   * 500): subscribers handle the set in a fixed number of statements. `actorId`: who made the change (issue
+   * history); absent for changes made by the system.
+   */
+  | { type: 'issues.updated'; at: Date; workspaceId: string; changes: { before: IssueSnapshot; after: IssueSnapshot }[]; actorId?: string }
   | { type: 'issue.deleted'; at: Date; issue: IssueSnapshot }
   /** An update changed the issue's dates or estimates (history kinds `dates` and `estimate`). */
   | { type: 'issue.planning_changed'; at: Date; workspaceId: string; issueId: string; before: IssuePlanning; after: IssuePlanning; actorId?: string }

@@ -98,6 +98,40 @@ export interface IssuesTable {
   remaining_minutes: ColumnType<number | null, number | null | undefined, number | null>;
   /** The sum of the issue's worklogs, kept by the time-tracking module in the transaction of each worklog write. */
   time_spent_minutes: Generated<number>;
+  /** Migration 1080 (contract 24): the issue's labels, sorted; its parent (same project), or null. */
+  label_ids: ColumnType<string[], string[] | undefined, string[]>;
+  parent_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Migration 1080: labels of a project (contract 24.1). */
+export interface LabelsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  /** The name folded for uniqueness ignoring case (`nameKey`). */
+  name_key: string;
+  color: string;
+  description: Generated<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Migration 1080: +1/-1 per change of an issue's labels, written by triggers; summed per label, folded by a job. */
+export interface LabelIssueCountsTable {
+  label_id: string;
+  n: ColumnType<number, number, never>;
+}
+
+/** Migration 1080: a relation stored once, `issue_id <type> related_issue_id` (contract 24.3). */
+export interface IssueRelationsTable {
+  id: string;
+  workspace_id: string;
+  issue_id: string;
+  related_issue_id: string;
+  type: 'blocks' | 'duplicate_of' | 'relates_to';
+  created_by: string | null;
+  created_at: Timestamp;
 }
 
 export interface CommentsTable {
@@ -119,4 +153,7 @@ export interface CoreTables {
   states: StatesTable;
   issues: IssuesTable;
   comments: CommentsTable;
+  labels: LabelsTable;
+  label_issue_counts: LabelIssueCountsTable;
+  issue_relations: IssueRelationsTable;
 }

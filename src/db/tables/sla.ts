@@ -96,7 +96,7 @@ export interface SlaTrackersTable {
 }
 
 /** `dates` and `estimate`: migration 1000 (planning, written by the time-tracking module). */
-export type HistoryKind = 'created' | 'state' | 'priority' | 'comment' | 'project_policy' | 'dates' | 'estimate';
+export type HistoryKind = 'created' | 'state' | 'priority' | 'comment' | 'project_policy' | 'dates' | 'estimate' | 'labels' | 'parent';
 
 /** Migration 0601: append-only. */
 export interface IssueHistoryTable {

@@ -180,8 +180,7 @@ export function checkValue(property: PropertyShape, value: unknown): ValueCheck 
 
 // ---- definitions ------------------------------------------------------------------------------------------------
 
-/** The form of a name that the uniqueness check compares: "Status", "STATUS" and "status" are one name. */
-export const nameKey = (name: string): string => name.normalize('NFC').toUpperCase().toLowerCase();
+export { nameKey } from '../../kernel/names.js';
 
 /** Errors of a definition's options for its type (contract 6): choices for choice types, none for the others. */
 export function optionErrors(type: CustomPropertyType, options: readonly string[] | undefined): FieldError[] {

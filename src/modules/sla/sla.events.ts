@@ -61,39 +61,43 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
     await retargeter.retarget(tx, issue.workspaceId, { kind: 'issue', issueId: issue.id }, e.at);
   }
 
-  async function onIssueUpdated(tx: Tx, e: EventOf<'issue.updated'>) {
-    const { before, after } = e;
-    const ws = after.workspaceId;
+  /** History, pauses, response and resolution of a set of changed issues, then one re-targeting of them all. */
+  async function onIssuesUpdated(tx: Tx, e: EventOf<'issues.updated'>) {
+    const ws = e.workspaceId;
+    const actorId = e.actorId ?? null;
     await repo.lockShared(tx, ws);
+    const moved = e.changes.filter((c) => c.before.stateId !== c.after.stateId);
+    const pauses = moved.length ? await repo.statePauses(tx, ws, [...new Set(moved.flatMap((c) => [c.before.stateId, c.after.stateId]))]) : new Map();
     const entries = [];
-    if (before.stateId !== after.stateId) {
-      const pauses = await repo.statePauses(tx, ws, [before.stateId, after.stateId]);
-      entries.push(
-        entry(
-          ws,
-          after.id,
-          e.at,
-          e.actorId ?? null,
-          'state',
-          stateRef(before.stateId, before.stateGroup, pauses),
-          stateRef(after.stateId, after.stateGroup, pauses),
-        ),
-      );
-      const was = pauses.get(before.stateId) ?? false;
-      const is = pauses.get(after.stateId) ?? false;
-      if (was !== is) await repo.movePause(tx, ws, { issueId: after.id }, is ? 'open' : 'close', e.at);
+    const pauseOpens: string[] = [];
+    const pauseCloses: string[] = [];
+    const responded: string[] = [];
+    const resolved: string[] = [];
+    const reopened: string[] = [];
+    for (const { before, after } of e.changes) {
+      if (before.stateId !== after.stateId) {
+        entries.push(
+          entry(ws, after.id, e.at, actorId, 'state', stateRef(before.stateId, before.stateGroup, pauses), stateRef(after.stateId, after.stateGroup, pauses)),
+        );
+        const was = pauses.get(before.stateId) ?? false;
+        const is = pauses.get(after.stateId) ?? false;
+        if (was !== is) (is ? pauseOpens : pauseCloses).push(after.id);
+      }
+      if (before.priority !== after.priority) entries.push(entry(ws, after.id, e.at, actorId, 'priority', before.priority, after.priority));
+      if (before.stateGroup !== after.stateGroup) {
+        if (RESPONDED_GROUPS.has(after.stateGroup)) responded.push(after.id);
+        // Reopening clears the resolution (its target runs again); resolving keeps the first moment.
+        (RESOLVED_GROUPS.has(after.stateGroup) ? resolved : reopened).push(after.id);
+      }
     }
-    if (before.priority !== after.priority) entries.push(entry(ws, after.id, e.at, e.actorId ?? null, 'priority', before.priority, after.priority));
     await repo.appendHistory(tx, entries);
-
-    if (before.stateGroup !== after.stateGroup) {
-      if (RESPONDED_GROUPS.has(after.stateGroup)) await repo.markResponded(tx, ws, after.id, e.at);
-      // Reopening clears the resolution (its target runs again); resolving keeps the first moment.
-      if (!RESOLVED_GROUPS.has(after.stateGroup)) await repo.setResolved(tx, ws, after.id, null, e.at);
-      else await repo.setResolved(tx, ws, after.id, e.at, e.at);
-    }
+    if (pauseOpens.length) await repo.movePause(tx, ws, { issueIds: pauseOpens }, 'open', e.at);
+    if (pauseCloses.length) await repo.movePause(tx, ws, { issueIds: pauseCloses }, 'close', e.at);
+    if (responded.length) await repo.markResponded(tx, ws, responded, e.at);
+    if (reopened.length) await repo.setResolved(tx, ws, reopened, null, e.at);
+    if (resolved.length) await repo.setResolved(tx, ws, resolved, e.at, e.at);
     // One re-targeting with every fact of the change: a priority sent together with a resolution applies to it.
-    await retargeter.retarget(tx, ws, { kind: 'issue', issueId: after.id }, e.at);
+    await retargeter.retarget(tx, ws, { kind: 'issues', issueIds: e.changes.map((c) => c.after.id) }, e.at);
   }
 
   async function onCommentCreated(tx: Tx, e: EventOf<'comment.created'>) {
@@ -102,7 +106,7 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
     const ws = e.issue.workspaceId;
     await repo.lockShared(tx, ws);
     await repo.appendHistory(tx, [entry(ws, e.issue.id, e.at, e.authorId, 'comment', null, { comment_id: e.commentId })]);
-    await repo.markResponded(tx, ws, e.issue.id, e.at);
+    await repo.markResponded(tx, ws, [e.issue.id], e.at);
     await retargeter.retarget(tx, ws, { kind: 'issue', issueId: e.issue.id }, e.at);
   }
 
@@ -157,7 +161,7 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
   return {
     subscribe(events: EventBus<Tx>) {
       events.subscribe('issue.created', onIssueCreated);
-      events.subscribe('issue.updated', onIssueUpdated);
+      events.subscribe('issues.updated', onIssuesUpdated);
       events.subscribe('comment.created', onCommentCreated);
       events.subscribe('project.sla_policy_changed', onProjectPolicyChanged);
       events.subscribe('state.pauses_changed', onStatePausesChanged);

@@ -1,5 +1,6 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { appendIssueHistory } from '../../db/issue-history.js';
 import type { Database } from '../../db/schema.js';
 import { trackerQueries } from './sla.trackers.repository.js';
 import type { Holiday, RulePriority, WorkingHours } from '../../db/tables/sla.js';
@@ -168,13 +169,7 @@ export function slaRepository() {
       return new Map(rows.map((r) => [r.id, r.pauses_sla]));
     },
 
-    async appendHistory(tx: Executor, entries: (Omit<Insertable<Database['issue_history']>, 'from' | 'to'> & { from: unknown; to: unknown })[]) {
-      if (!entries.length) return;
-      await tx
-        .insertInto('issue_history')
-        .values(entries.map((e) => ({ ...e, from: e.from === null ? null : JSON.stringify(e.from), to: e.to === null ? null : JSON.stringify(e.to) })))
-        .execute();
-    },
+    appendHistory: appendIssueHistory,
 
     /** One `project_policy` entry for every issue of the project, in one statement. */
     async appendProjectPolicyHistory(

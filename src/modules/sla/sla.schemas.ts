@@ -183,11 +183,12 @@ export const HistoryEntry = Type.Object({
   id: Uuid,
   at: Timestamp,
   actor_id: Type.Union([Uuid, Type.Null()], { description: 'Who made the change; null when unknown (system)' }),
-  kind: Type.Enum(['created', 'state', 'priority', 'comment', 'project_policy', 'dates', 'estimate']),
+  kind: Type.Enum(['created', 'state', 'priority', 'comment', 'project_policy', 'dates', 'estimate', 'labels', 'parent']),
   from: Type.Unknown({
     description:
       'state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; ' +
-      'dates: {start_date, target_date}; estimate: {estimate_minutes, remaining_minutes} (as stored); else null',
+      'dates: {start_date, target_date}; estimate: {estimate_minutes, remaining_minutes} (as stored); ' +
+      'labels: the label ids, sorted; parent: the parent issue id or null; else null',
   }),
   to: Type.Unknown({
     description:

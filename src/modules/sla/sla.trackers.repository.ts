@@ -17,6 +17,7 @@ export interface SentFlags {
 /** Which trackers a re-targeting looks at (always within one workspace). */
 export type RetargetScope =
   | { kind: 'issue'; issueId: string }
+  | { kind: 'issues'; issueIds: string[] }
   | { kind: 'project'; projectId: string }
   /** issues whose project names this policy, or uses the default when this policy is the default */
   | { kind: 'policy'; policyId: string }
@@ -32,6 +33,8 @@ function scopeCondition(scope: RetargetScope): RawBuilder<unknown> {
   switch (scope.kind) {
     case 'issue':
       return sql`i.id = ${scope.issueId}`;
+    case 'issues':
+      return sql`i.id = ANY(${scope.issueIds}::uuid[])`;
     case 'project':
       return sql`i.project_id = ${scope.projectId}`;
     case 'policy':
@@ -249,19 +252,19 @@ export function trackerQueries() {
         .execute();
     },
 
-    /** Records the first response; a later one never moves it. */
-    markResponded(tx: Executor, workspaceId: string, issueId: string, at: Date) {
+    /** Records the first response of these issues; a later one never moves it. */
+    markResponded(tx: Executor, workspaceId: string, issueIds: string[], at: Date) {
       return tx
         .updateTable('sla_trackers')
         .set({ responded_at: at, updated_at: at })
         .where('workspace_id', '=', workspaceId)
-        .where('issue_id', '=', issueId)
+        .where(sql<boolean>`issue_id = ANY(${issueIds}::uuid[])`)
         .where('responded_at', 'is', null)
         .execute();
     },
 
     /** Resolved since `at` (kept when already resolved), or not resolved (null: the resolution target re-opens). */
-    setResolved(tx: Executor, workspaceId: string, issueId: string, at: Date | null, now: Date) {
+    setResolved(tx: Executor, workspaceId: string, issueIds: string[], at: Date | null, now: Date) {
       return tx
         .updateTable('sla_trackers')
         .set((eb) =>
@@ -270,19 +273,19 @@ export function trackerQueries() {
             : { resolved_at: eb.fn.coalesce('resolved_at', eb.val(at)), updated_at: now },
         )
         .where('workspace_id', '=', workspaceId)
-        .where('issue_id', '=', issueId)
+        .where(sql<boolean>`issue_id = ANY(${issueIds}::uuid[])`)
         .execute();
     },
 
     /**
      * Opens a pause at `at` (the issues entered a pausing state) or closes the open one (they left it), for the
-     * trackers of the scope: one issue, or every issue in a state whose `pauses_sla` changed.
+     * trackers of the scope: issues that changed state, or every issue in a state whose `pauses_sla` changed.
      */
-    async movePause(tx: Executor, workspaceId: string, scope: { issueId: string } | { stateId: string }, action: 'open' | 'close', at: Date) {
+    async movePause(tx: Executor, workspaceId: string, scope: { issueIds: string[] } | { stateId: string }, action: 'open' | 'close', at: Date) {
       const ms = at.getTime();
       const target =
-        'issueId' in scope
-          ? sql`t.issue_id = ${scope.issueId}`
+        'issueIds' in scope
+          ? sql`t.issue_id = ANY(${scope.issueIds}::uuid[])`
           : sql`t.issue_id IN (SELECT id FROM issues WHERE workspace_id = ${workspaceId} AND state_id = ${scope.stateId})`;
       const open = sql`jsonb_array_length(t.pauses) > 0 AND t.pauses -> -1 -> 1 = 'null'::jsonb`;
       if (action === 'open') {

@@ -1,7 +1,8 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { appendIssueHistory } from '../../db/issue-history.js';
+import { derivedColumns } from '../../db/issue-derived.js';
 import type { Database } from '../../db/schema.js';
-import type { HistoryKind } from '../../db/tables/sla.js';
 
 export type TimeTrackingRepository = ReturnType<typeof timeTrackingRepository>;
 
@@ -82,6 +83,7 @@ export function timeTrackingRepository() {
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', issueId)
         .returningAll()
+        .returning(derivedColumns('issues'))
         .executeTakeFirstOrThrow();
     },
 
@@ -181,15 +183,6 @@ export function timeTrackingRepository() {
     },
 
     /** History entries of the planning kinds (contract 18.1), written in the transaction of the change. */
-    async appendHistory(
-      tx: Executor,
-      entries: { id: string; workspace_id: string; issue_id: string; at: Date; actor_id: string | null; kind: HistoryKind; from: unknown; to: unknown }[],
-    ) {
-      if (!entries.length) return;
-      await tx
-        .insertInto('issue_history')
-        .values(entries.map((e) => ({ ...e, from: JSON.stringify(e.from), to: JSON.stringify(e.to) })))
-        .execute();
-    },
+    appendHistory: appendIssueHistory,
   };
 }

@@ -1,8 +1,9 @@
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
+import { appendIssueHistory, type IssueHistoryEntry } from '../../db/issue-history.js';
 import { DateTime } from 'luxon';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
-import type { IssuePlanning } from '../../kernel/events.js';
+import type { IssuePlanning, IssueSnapshot } from '../../kernel/events.js';
 import { newId } from '../../kernel/ids.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import { isLocalDate } from '../../kernel/time.js';
@@ -27,18 +28,21 @@ const CORE_SORTS: Record<string, IssueSortKey> = {
 type PlanningInput = Partial<IssuePlanning>;
 const PLANNING_KEYS = ['start_date', 'target_date', 'estimate_minutes', 'remaining_minutes'] as const;
 
-/** The planning fields of an issue after `input` is applied to `current`; 400 for impossible or inverted dates. */
-function applyPlanning(current: IssuePlanning, input: PlanningInput): IssuePlanning {
+/**
+ * The planning fields of an issue after `input` is applied to `current`; 400 for impossible or inverted dates, at
+ * `base` + the field (`/set/target_date` in a bulk edit, whose message also names the issue: `subject`).
+ */
+function applyPlanning(current: IssuePlanning, input: PlanningInput, base = '', subject = ''): IssuePlanning {
   const next = { ...current };
   for (const key of PLANNING_KEYS) if (input[key] !== undefined) (next as Record<string, unknown>)[key] = input[key];
   const errors: FieldError[] = [];
   for (const key of ['start_date', 'target_date'] as const) {
     const value = input[key];
-    if (typeof value === 'string' && !isLocalDate(value)) errors.push({ path: `/${key}`, message: 'is not a date (YYYY-MM-DD)' });
+    if (typeof value === 'string' && !isLocalDate(value)) errors.push({ path: `${base}/${key}`, message: 'is not a date (YYYY-MM-DD)' });
   }
   if (!errors.length && next.start_date !== null && next.target_date !== null && next.start_date > next.target_date) {
-    const path = input.start_date !== undefined ? '/start_date' : '/target_date';
-    errors.push({ path, message: `start_date (${next.start_date}) is after target_date (${next.target_date})` });
+    const path = input.start_date !== undefined ? `${base}/start_date` : `${base}/target_date`;
+    errors.push({ path, message: `start_date (${next.start_date}) is after target_date (${next.target_date})${subject}` });
   }
   if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
   return next;
@@ -79,9 +83,48 @@ export async function issueOf(
   return issue;
 }
 
+/** What a PATCH or a bulk edit may change on an issue (contract 4, 18.1, 24). */
+export type IssueChange = {
+  name?: string;
+  description?: string;
+  state_id?: string;
+  priority?: Priority;
+  assignee_ids?: string[];
+  /** The whole set (PATCH) ... */
+  label_ids?: string[];
+  /** ... or labels added and taken off (bulk edit). */
+  add_label_ids?: string[];
+  remove_label_ids?: string[];
+  parent_id?: string | null;
+} & PlanningInput;
+
+type IssueRow = NonNullable<Awaited<ReturnType<WorkItemsRepository['findIssue']>>>;
+
+const sortedIds = (ids: Iterable<string>) => [...new Set(ids)].sort();
+const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+const DONE_GROUPS: ReadonlySet<string> = new Set(['completed', 'cancelled']);
+/** The view without `updated_at`: what tells whether a change changed anything a reader sees. */
+const seen = (view: ReturnType<typeof issueView>) => JSON.stringify({ ...view, updated_at: undefined });
+
+/** A query filter of issue ids (`label_id=a&label_id=b` or `label_id=a,b`): UUIDs, and `none` where allowed. */
+function idList(raw: unknown, name: string, allowNone: boolean): (string | null)[] | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim());
+  return values.map((v) => {
+    if (allowNone && v === 'none') return null;
+    if (!UUID.test(v)) throw invalid(`/querystring/${name}`, `must be UUIDs${allowNone ? ' or none' : ''} (repeat the parameter or separate with commas)`);
+    return v.toLowerCase();
+  });
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export type IssuesService = ReturnType<typeof createIssuesService>;
 
-/** Issues: the list (filters and sorts, including those other modules register), create, update, delete. */
+/**
+ * Issues: the list (filters and sorts, including those other modules register), create, update, bulk edit, delete.
+ * A PATCH and a bulk edit are one code path (`changeIssues`), so each issue of a bulk edit changes exactly as a PATCH
+ * would change it, and the work that does not depend on one issue (checks, history, events) is done once for all.
+ */
 export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'clock' | 'events' | 'identity' | 'outbox'>) {
   const { db, repo, clock, events, identity, outbox } = deps;
   const issueFilters: IssueFilterProvider[] = [];
@@ -101,6 +144,147 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       );
     }
     return { key: sort, desc };
+  }
+
+  /** 400 at `path/<index>` for the first id that is not a label of the project (the labels are locked against deletion). */
+  async function assertLabels(tx: Executor, workspaceId: string, projectId: string, lists: { ids: string[] | undefined; path: string }[]) {
+    const known = await repo.labelsOfProject(tx, workspaceId, projectId, [...new Set(lists.flatMap((l) => l.ids ?? []))]);
+    for (const { ids, path } of lists) {
+      const index = (ids ?? []).findIndex((id) => !known.has(id));
+      if (index >= 0) throw invalid(`${path}/${index}`, 'is not a label of this project');
+    }
+  }
+
+  /** The would-be parent of `issueIds`: an issue of the project that none of them is or is an ancestor of; else 400. */
+  async function assertParent(tx: Executor, workspaceId: string, projectId: string, parentId: string, issueIds: string[], path: string) {
+    if (issueIds.includes(parentId)) throw invalid(path, 'an issue cannot be its own parent');
+    const parent = await repo.findIssue(tx, workspaceId, parentId);
+    if (!parent || parent.project_id !== projectId) throw invalid(path, 'is not an issue of this project');
+    if (!issueIds.length) return;
+    const circle = await repo.ancestorAmong(tx, workspaceId, parentId, issueIds);
+    if (circle) throw invalid(path, `would make issue ${circle} an ancestor of itself`);
+  }
+
+  /**
+   * Applies `input` to each issue of `befores` (locked, of one project), as a PATCH does to one: checks once, one
+   * UPDATE per issue, then the history, domain events and webhook events of the whole set in a fixed number of
+   * statements. `base` is where the fields sit in the request (`''` for a PATCH, `/set` for a bulk edit). Answers
+   * the issues as they now read, in the order of `befores`.
+   */
+  async function changeIssues(tx: Tx, workspaceId: string, actorId: string, projectId: string, befores: IssueRow[], input: IssueChange, base: string) {
+    const now = clock.now();
+    const ids = befores.map((b) => b.id);
+    const state = input.state_id !== undefined ? await stateOf(repo, workspaceId, projectId, input.state_id, tx, `${base}/state_id`) : undefined;
+    const assignees = input.assignee_ids !== undefined ? [...new Set(input.assignee_ids)] : undefined;
+    if (assignees) await identity.assertMembers(tx, workspaceId, assignees, `${base}/assignee_ids`);
+    if (input.label_ids || input.add_label_ids || input.remove_label_ids) {
+      await assertLabels(tx, workspaceId, projectId, [
+        { ids: input.label_ids, path: `${base}/label_ids` },
+        { ids: input.add_label_ids, path: `${base}/add_label_ids` },
+        { ids: input.remove_label_ids, path: `${base}/remove_label_ids` },
+      ]);
+    }
+    if (typeof input.parent_id === 'string') await assertParent(tx, workspaceId, projectId, input.parent_id, ids, `${base}/parent_id`);
+    const removed = new Set(input.remove_label_ids ?? []);
+
+    const afters: IssueRow[] = [];
+    for (const before of befores) {
+      const planning = applyPlanning(planningOf(before), input, base, befores.length > 1 ? ` (issue ${before.id})` : '');
+      const patch: Parameters<WorkItemsRepository['updateIssue']>[3] = { updated_at: now };
+      for (const key of PLANNING_KEYS) if (input[key] !== undefined) (patch as Record<string, unknown>)[key] = planning[key];
+      if (input.name !== undefined) patch.name = input.name.trim();
+      if (input.description !== undefined) patch.description = input.description;
+      if (input.priority !== undefined) patch.priority = input.priority;
+      if (assignees) patch.assignee_ids = assignees;
+      if (state && state.id !== before.state_id) {
+        patch.state_id = state.id;
+        patch.state_group = state.group;
+        patch.completed_at = state.group === 'completed' ? (before.completed_at ?? now) : null;
+      }
+      if (input.label_ids || input.add_label_ids || input.remove_label_ids) {
+        const labels = sortedIds([...(input.label_ids ?? before.label_ids), ...(input.add_label_ids ?? [])].filter((id) => !removed.has(id)));
+        if (!sameIds(labels, before.label_ids)) patch.label_ids = labels;
+      }
+      if (input.parent_id !== undefined && input.parent_id !== before.parent_id) patch.parent_id = input.parent_id;
+      afters.push(await repo.updateIssue(tx, workspaceId, before.id, patch));
+    }
+
+    const history: IssueHistoryEntry[] = [];
+    const entry = (issueId: string, kind: 'labels' | 'parent', from: unknown, to: unknown) => ({
+      id: newId(),
+      workspace_id: workspaceId,
+      issue_id: issueId,
+      at: now,
+      actor_id: actorId,
+      kind,
+      from,
+      to,
+    });
+    const moved: { before: IssueSnapshot; after: IssueSnapshot }[] = [];
+    const crossed: string[] = [];
+    for (const [i, before] of befores.entries()) {
+      const after = afters[i]!;
+      if (!sameIds(before.label_ids, after.label_ids)) history.push(entry(after.id, 'labels', before.label_ids, after.label_ids));
+      if (before.parent_id !== after.parent_id) history.push(entry(after.id, 'parent', before.parent_id, after.parent_id));
+      if (after.priority !== before.priority || after.state_id !== before.state_id) moved.push({ before: issueSnapshot(before), after: issueSnapshot(after) });
+      if (DONE_GROUPS.has(before.state_group) !== DONE_GROUPS.has(after.state_group)) crossed.push(after.id);
+      if (PLANNING_KEYS.some((key) => before[key] !== after[key])) {
+        await events.publish(tx, {
+          type: 'issue.planning_changed',
+          at: now,
+          workspaceId,
+          issueId: after.id,
+          before: planningOf(before),
+          after: planningOf(after),
+          actorId,
+        });
+      }
+    }
+    await appendIssueHistory(tx, history);
+    if (moved.length) await events.publish(tx, { type: 'issues.updated', at: now, workspaceId, changes: moved, actorId });
+
+    // Within a bulk edit a later UPDATE can change what an earlier one answered (a parent's sub-issues, an issue's
+    // blocker): read the set once more as it now is.
+    const current = befores.length > 1 ? byId(await repo.readIssues(tx, workspaceId, ids)) : new Map([[afters[0]!.id, afters[0]!]]);
+    const views = ids.map((id) => issueView(current.get(id)!));
+    const changed = views.filter((view, i) => seen(view) !== seen(issueView(befores[i]!)));
+    // An issue that blocks others opened or closed: their `blocked` changed too.
+    const unblocked = crossed.length ? await repo.readIssues(tx, workspaceId, await repo.blockedBy(tx, workspaceId, crossed)) : [];
+    await outbox.recordMany(tx, [...changed, ...unblocked.map(issueView)].map((data) => ({ workspaceId, type: 'issue.updated' as const, data })));
+    return views;
+  }
+
+  /**
+   * Deletes the issues (locked, of one workspace) as one change: their children that stay become top-level (history
+   * `parent`, `issue.updated`), the issues they blocked are told, and each gets `issue.deleted`.
+   */
+  async function removeIssues(tx: Tx, workspaceId: string, actorId: string, issues: IssueRow[]) {
+    const now = clock.now();
+    const ids = issues.map((i) => i.id);
+    const children = await repo.childrenOutside(tx, workspaceId, ids);
+    const orphans: IssueRow[] = [];
+    for (const child of children) orphans.push(await repo.updateIssue(tx, workspaceId, child.id, { parent_id: null, updated_at: now }));
+    await appendIssueHistory(
+      tx,
+      children.map((c) => ({ id: newId(), workspace_id: workspaceId, issue_id: c.id, at: now, actor_id: actorId, kind: 'parent' as const, from: c.parent_id, to: null })),
+    );
+    const openBlockers = issues.filter((i) => !DONE_GROUPS.has(i.state_group)).map((i) => i.id);
+    const blocked = openBlockers.length ? await repo.blockedBy(tx, workspaceId, openBlockers) : [];
+    for (const issue of issues) await events.publish(tx, { type: 'issue.deleted', at: now, issue: issueSnapshot(issue) });
+    await repo.deleteIssues(tx, workspaceId, ids);
+    const unblocked = await repo.readIssues(tx, workspaceId, blocked);
+    await outbox.recordMany(tx, [
+      ...issues.map((issue) => ({ workspaceId, type: 'issue.deleted' as const, data: issueView(issue) })),
+      ...[...orphans, ...unblocked].map((issue) => ({ workspaceId, type: 'issue.updated' as const, data: issueView(issue) })),
+    ]);
+  }
+
+  /** Locks the issues of a bulk request, in id order; 400 naming the first id that is not an issue of the project. */
+  async function lockBulk(tx: Tx, workspaceId: string, projectId: string, issueIds: string[]) {
+    const rows = byId(await repo.lockIssues(tx, workspaceId, projectId, issueIds));
+    const missing = issueIds.findIndex((id) => !rows.has(id));
+    if (missing >= 0) throw invalid(`/issue_ids/${missing}`, 'is not an issue of this project');
+    return issueIds.map((id) => rows.get(id)!);
   }
 
   return {
@@ -130,12 +314,16 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         target_date_from?: string;
         target_date_to?: string;
         overdue?: boolean;
+        label_id?: string | string[];
+        parent_id?: string | string[];
       } & Record<string, unknown>,
     ) {
       const ws = await identity.access(actor, slug, 'read');
       await projectOf(repo, ws.workspaceId, projectId, db);
       const targetDateFrom = queryDate(query.target_date_from, 'target_date_from');
       const targetDateTo = queryDate(query.target_date_to, 'target_date_to');
+      const labelIds = idList(query.label_id, 'label_id', false) as string[] | undefined;
+      const parentIds = idList(query.parent_id, 'parent_id', true);
       // "Today" is the workspace's (contract 18.1): an issue due today is not overdue until the local day is over.
       const overdue =
         query.overdue === undefined
@@ -160,6 +348,8 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
           ...(targetDateFrom !== undefined && { targetDateFrom }),
           ...(targetDateTo !== undefined && { targetDateTo }),
           ...(overdue && { overdue }),
+          ...(labelIds && { labelIds: [...new Set(labelIds)] }),
+          ...(parentIds && { parentIds }),
           ...(order ? { order } : {}),
         },
         query,
@@ -171,7 +361,15 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       actor: Actor,
       slug: string,
       projectId: string,
-      input: { name: string; description?: string; state_id?: string; priority?: Priority; assignee_ids?: string[] } & PlanningInput,
+      input: {
+        name: string;
+        description?: string;
+        state_id?: string;
+        priority?: Priority;
+        assignee_ids?: string[];
+        label_ids?: string[];
+        parent_id?: string | null;
+      } & PlanningInput,
     ) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'write_items', tx);
@@ -183,6 +381,9 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         if (!state) throw conflict('The project has no states');
         const assignees = [...new Set(input.assignee_ids ?? [])];
         await identity.assertMembers(tx, ws.workspaceId, assignees, '/assignee_ids');
+        if (input.label_ids?.length) await assertLabels(tx, ws.workspaceId, projectId, [{ ids: input.label_ids, path: '/label_ids' }]);
+        // A new issue has no children: its parent cannot close a circle.
+        if (input.parent_id) await assertParent(tx, ws.workspaceId, projectId, input.parent_id, [], '/parent_id');
         const now = clock.now();
         const issue = await repo.insertIssue(tx, {
           id: newId(),
@@ -195,6 +396,8 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
           state_group: state.group,
           priority: input.priority ?? 'none',
           assignee_ids: assignees,
+          label_ids: sortedIds(input.label_ids ?? []),
+          parent_id: input.parent_id ?? null,
           created_by: actor.userId,
           created_at: now,
           updated_at: now,
@@ -213,56 +416,30 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       return issueView(await issueOf(repo, ws.workspaceId, projectId, issueId, db));
     },
 
-    async updateIssue(
+    async updateIssue(actor: Actor, slug: string, projectId: string, issueId: string, input: Omit<IssueChange, 'add_label_ids' | 'remove_label_ids'>) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'write_items', tx);
+        if (typeof input.parent_id === 'string') await repo.lockHierarchy(tx, projectId);
+        const before = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
+        const [view] = await changeIssues(tx, ws.workspaceId, actor.userId, projectId, [before], input, '');
+        return view!;
+      });
+    },
+
+    /** Up to 500 issues of the project changed together, each exactly as a PATCH would change it; all or nothing. */
+    async bulkUpdateIssues(
       actor: Actor,
       slug: string,
       projectId: string,
-      issueId: string,
-      input: { name?: string; description?: string; state_id?: string; priority?: Priority; assignee_ids?: string[] } & PlanningInput,
+      input: { issue_ids: string[]; set: Pick<IssueChange, 'state_id' | 'priority' | 'assignee_ids' | 'add_label_ids' | 'remove_label_ids' | 'target_date' | 'parent_id'> },
     ) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'write_items', tx);
-        const before = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
-        const now = clock.now();
-        const planning = applyPlanning(planningOf(before), input);
-        const patch: Parameters<WorkItemsRepository['updateIssue']>[3] = { updated_at: now };
-        for (const key of PLANNING_KEYS) if (input[key] !== undefined) (patch as Record<string, unknown>)[key] = planning[key];
-        if (input.name !== undefined) patch.name = input.name.trim();
-        if (input.description !== undefined) patch.description = input.description;
-        if (input.priority !== undefined) patch.priority = input.priority;
-        if (input.assignee_ids !== undefined) {
-          patch.assignee_ids = [...new Set(input.assignee_ids)];
-          await identity.assertMembers(tx, ws.workspaceId, patch.assignee_ids, '/assignee_ids');
-        }
-        if (input.state_id !== undefined && input.state_id !== before.state_id) {
-          const state = await stateOf(repo, ws.workspaceId, projectId, input.state_id, tx, '/state_id');
-          patch.state_id = state.id;
-          patch.state_group = state.group;
-          if (state.group === 'completed') patch.completed_at = before.completed_at ?? now;
-          else patch.completed_at = null;
-        }
-        const after = await repo.updateIssue(tx, ws.workspaceId, issueId, patch);
-        if (after.priority !== before.priority || after.state_id !== before.state_id) {
-          await events.publish(tx, { type: 'issue.updated', at: now, before: issueSnapshot(before), after: issueSnapshot(after), actorId: actor.userId });
-        }
-        if (PLANNING_KEYS.some((key) => before[key] !== after[key])) {
-          await events.publish(tx, {
-            type: 'issue.planning_changed',
-            at: now,
-            workspaceId: ws.workspaceId,
-            issueId,
-            before: planningOf(before),
-            after: planningOf(after),
-            actorId: actor.userId,
-          });
-        }
-        const view = issueView(after);
-        const { updated_at: _was, ...previous } = issueView(before);
-        const { updated_at: _now, ...current } = view;
-        if (JSON.stringify(previous) !== JSON.stringify(current)) {
-          await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.updated', data: view });
-        }
-        return view;
+        await projectOf(repo, ws.workspaceId, projectId, tx);
+        if (typeof input.set.parent_id === 'string') await repo.lockHierarchy(tx, projectId);
+        const befores = await lockBulk(tx, ws.workspaceId, projectId, input.issue_ids);
+        const issues = await changeIssues(tx, ws.workspaceId, actor.userId, projectId, befores, input.set, '/set');
+        return { updated: issues.length, issues };
       });
     },
 
@@ -270,10 +447,30 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       await db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'write_items', tx);
         const issue = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
-        await events.publish(tx, { type: 'issue.deleted', at: clock.now(), issue: issueSnapshot(issue) });
-        await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.deleted', data: issueView(issue) });
-        await repo.deleteIssue(tx, ws.workspaceId, issueId);
+        await removeIssues(tx, ws.workspaceId, actor.userId, [issue]);
+      });
+    },
+
+    /** Up to 500 issues of the project deleted together, each as a DELETE would; all or nothing. */
+    async bulkDeleteIssues(actor: Actor, slug: string, projectId: string, input: { issue_ids: string[] }) {
+      return db.transaction().execute(async (tx) => {
+        const ws = await identity.access(actor, slug, 'write_items', tx);
+        await projectOf(repo, ws.workspaceId, projectId, tx);
+        const issues = await lockBulk(tx, ws.workspaceId, projectId, input.issue_ids);
+        await removeIssues(tx, ws.workspaceId, actor.userId, issues);
+        return { deleted: issues.length };
       });
     },
   };
+}
+
+const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
+
+/** For the other parts of the module (relations, labels): `issue.updated` for each of these issues as it now reads. */
+export async function recordIssuesUpdated(deps: Pick<WorkItemsDeps, 'repo' | 'outbox'>, tx: Tx, workspaceId: string, issueIds: string[]) {
+  const rows = await deps.repo.readIssues(tx, workspaceId, issueIds);
+  await deps.outbox.recordMany(
+    tx,
+    rows.map((issue) => ({ workspaceId, type: 'issue.updated' as const, data: issueView(issue) })),
+  );
 }

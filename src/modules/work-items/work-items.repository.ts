@@ -1,8 +1,14 @@
 import { type ExpressionBuilder, type Expression, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { derivedColumns } from '../../db/issue-derived.js';
 import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
+import { labelIssueCount, labelQueries } from './work-items.labels.repository.js';
+import { relationQueries } from './work-items.relations.repository.js';
+
+/** Advisory-lock namespace of a project's hierarchy (parents); hashtext(project id) is the key within it. */
+const HIERARCHY_LOCK = 0x242;
 
 export type WorkItemsRepository = ReturnType<typeof workItemsRepository>;
 
@@ -36,10 +42,18 @@ export const issueColumns = [
   'estimate_minutes',
   'remaining_minutes',
   'time_spent_minutes',
+  'label_ids',
+  'parent_id',
 ] as const;
+
 /** An issue of a workspace by key: read by most issue routes (compiled once). */
 const issueByKey = prepared(
-  (workspaceId: string, issueId: string) => qb.selectFrom('issues').select(issueColumns).where('workspace_id', '=', workspaceId).where('id', '=', issueId),
+  (workspaceId: string, issueId: string) =>
+    qb
+      .selectFrom('issues')
+      .select([...issueColumns, ...derivedColumns('issues')])
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', issueId),
   2,
 );
 
@@ -54,6 +68,10 @@ export interface IssueListFilter {
   targetDateTo?: string;
   /** `true`: a target date before `today` and not completed or cancelled; `false`: every other issue. */
   overdue?: { overdue: boolean; today: string };
+  /** Issues carrying any of these labels (contract 24.1). */
+  labelIds?: string[];
+  /** Children of any of these issues; `null` among them: top-level issues (contract 24.2). */
+  parentIds?: (string | null)[];
   /** Sort key and direction; issues without a value come last either way, ties by sequence_id descending. */
   order?: { key: IssueSortKey; desc: boolean };
 }
@@ -198,12 +216,99 @@ export function workItemsRepository() {
     },
 
     insertIssue(tx: Executor, issue: Insertable<Database['issues']>) {
-      return tx.insertInto('issues').values(issue).returning(issueColumns).executeTakeFirstOrThrow();
+      return tx
+        .insertInto('issues')
+        .values(issue)
+        .returning([...issueColumns, ...derivedColumns('issues')])
+        .executeTakeFirstOrThrow();
     },
 
+    /**
+     * The issue, optionally locked for an update. `FOR NO KEY UPDATE`, the lock the UPDATE itself takes: a comment,
+     * worklog or child inserted meanwhile (whose foreign key takes a key-share lock) does not wait for it.
+     */
     async findIssue(tx: Executor, workspaceId: string, issueId: string, lock = false) {
       if (!lock) return (await issueByKey(tx, workspaceId, issueId))[0];
-      return tx.selectFrom('issues').select(issueColumns).where('workspace_id', '=', workspaceId).where('id', '=', issueId).forUpdate().executeTakeFirst();
+      return tx
+        .selectFrom('issues')
+        .select([...issueColumns, ...derivedColumns('issues')])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', issueId)
+        .forNoKeyUpdate()
+        .executeTakeFirst();
+    },
+
+    /** Issues of a project by id, locked for an update in id order (two bulk edits never wait on each other in a circle). */
+    lockIssues(tx: Executor, workspaceId: string, projectId: string, issueIds: string[]) {
+      return tx
+        .selectFrom('issues')
+        .select([...issueColumns, ...derivedColumns('issues')])
+        .where('workspace_id', '=', workspaceId)
+        .where('project_id', '=', projectId)
+        .where(sql<boolean>`id = ANY(${issueIds}::uuid[])`)
+        .orderBy('id')
+        .forNoKeyUpdate()
+        .execute();
+    },
+
+    /** Issues of a workspace by id, as the API shows them (in no particular order). */
+    readIssues(tx: Executor, workspaceId: string, issueIds: string[]) {
+      if (!issueIds.length) return Promise.resolve([]);
+      return tx
+        .selectFrom('issues')
+        .select([...issueColumns, ...derivedColumns('issues')])
+        .where('workspace_id', '=', workspaceId)
+        .where(sql<boolean>`id = ANY(${issueIds}::uuid[])`)
+        .execute();
+    },
+
+    /** The children of these issues that are not among them (a deleted parent's children stay, top-level). */
+    childrenOutside(tx: Executor, workspaceId: string, parentIds: string[]) {
+      return tx
+        .selectFrom('issues')
+        .select([...issueColumns, ...derivedColumns('issues')])
+        .where('workspace_id', '=', workspaceId)
+        .where(sql<boolean>`parent_id = ANY(${parentIds}::uuid[]) AND NOT (id = ANY(${parentIds}::uuid[]))`)
+        .orderBy('id')
+        .forNoKeyUpdate()
+        .execute();
+    },
+
+    /**
+     * Whether `issueId` is `parentId` or one of its ancestors: setting parentId as its parent would close a circle.
+     * Walks up from the would-be parent (the CYCLE clause stops a walk that meets a circle, which the service never
+     * writes). Answers the first of `issueIds` met on the way up, or null.
+     */
+    async ancestorAmong(tx: Executor, workspaceId: string, parentId: string, issueIds: string[]) {
+      const { rows } = await sql<{ id: string }>`
+        WITH RECURSIVE up (id, parent_id) AS (
+          SELECT id, parent_id FROM issues WHERE workspace_id = ${workspaceId} AND id = ${parentId}
+          UNION ALL
+          SELECT i.id, i.parent_id FROM issues i JOIN up ON i.id = up.parent_id WHERE i.workspace_id = ${workspaceId}
+        ) CYCLE id SET circular USING path
+        SELECT id FROM up WHERE id = ANY(${issueIds}::uuid[]) LIMIT 1`.execute(tx);
+      return rows[0]?.id ?? null;
+    },
+
+    /**
+     * Serialises the changes of parents within a project (taken before any issue is locked): two concurrent moves
+     * that would each be fine alone but together close a circle cannot both pass the ancestor check.
+     */
+    async lockHierarchy(tx: Executor, projectId: string) {
+      await sql`SELECT pg_advisory_xact_lock(${HIERARCHY_LOCK}::int4, hashtext(${projectId}))`.execute(tx);
+    },
+
+    /** Issues that `issueIds` block (relation `blocks`), outside `issueIds`: their `blocked` follows the blockers' state. */
+    blockedBy(tx: Executor, workspaceId: string, issueIds: string[]) {
+      return tx
+        .selectFrom('issue_relations')
+        .select('related_issue_id as id')
+        .distinct()
+        .where('workspace_id', '=', workspaceId)
+        .where('type', '=', 'blocks')
+        .where(sql<boolean>`issue_id = ANY(${issueIds}::uuid[]) AND NOT (related_issue_id = ANY(${issueIds}::uuid[]))`)
+        .execute()
+        .then((rows) => rows.map((r) => r.id));
     },
 
     async listIssues(tx: Executor, workspaceId: string, projectId: string, filter: IssueListFilter, page: { offset: number; per_page: number }) {
@@ -212,6 +317,14 @@ export function workItemsRepository() {
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
       if (filter.targetDateFrom !== undefined) q = q.where('i.target_date', '>=', filter.targetDateFrom);
       if (filter.targetDateTo !== undefined) q = q.where('i.target_date', '<=', filter.targetDateTo);
+      if (filter.labelIds?.length) q = q.where(sql<boolean>`i.label_ids && ${filter.labelIds}::uuid[]`);
+      if (filter.parentIds?.length) {
+        const ids = filter.parentIds.filter((id) => id !== null);
+        const top = ids.length < filter.parentIds.length;
+        q = q.where((eb) =>
+          eb.or([...(ids.length ? [eb(sql`i.parent_id`, '=', sql`ANY(${ids}::uuid[])`)] : []), ...(top ? [eb('i.parent_id', 'is', null)] : [])]),
+        );
+      }
       if (filter.overdue) {
         const { today } = filter.overdue;
         const overdue = (eb: ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>) =>
@@ -225,14 +338,19 @@ export function workItemsRepository() {
         filter.targetDateFrom === undefined &&
         filter.targetDateTo === undefined &&
         !filter.overdue &&
-        !filter.conditions.length;
-      // Unfiltered, the total is the count the database keeps on the project (migration 1070): flat at any size.
-      const counted = unfiltered
-        ? tx.selectFrom('projects').select('issue_count as n').where('workspace_id', '=', workspaceId).where('id', '=', projectId).executeTakeFirstOrThrow()
-        : q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        !filter.conditions.length &&
+        !filter.parentIds?.length;
+      // Unfiltered, the total is the count the database keeps on the project (migration 1070); filtered by one label
+      // alone, the count it keeps for the label (1080): flat at any size.
+      const counted =
+        unfiltered && !filter.labelIds?.length
+          ? tx.selectFrom('projects').select('issue_count as n').where('workspace_id', '=', workspaceId).where('id', '=', projectId).executeTakeFirstOrThrow()
+          : unfiltered && filter.labelIds?.length === 1
+            ? labelIssueCount(tx, workspaceId, projectId, filter.labelIds[0]!)
+            : q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const [rows, count] = await Promise.all([
         (filter.order ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`) : q)
-          .select(issueColumns.map((c) => `i.${c}` as const))
+          .select([...issueColumns.map((c) => `i.${c}` as const), ...derivedColumns('i')])
           .orderBy('i.sequence_id', 'desc')
           .offset(page.offset)
           .limit(page.per_page)
@@ -260,6 +378,8 @@ export function workItemsRepository() {
         | 'target_date'
         | 'estimate_minutes'
         | 'remaining_minutes'
+        | 'label_ids'
+        | 'parent_id'
       >,
     ) {
       return tx
@@ -267,7 +387,7 @@ export function workItemsRepository() {
         .set(patch)
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', issueId)
-        .returning(issueColumns)
+        .returning([...issueColumns, ...derivedColumns('issues')])
         .executeTakeFirstOrThrow();
     },
 
@@ -281,9 +401,16 @@ export function workItemsRepository() {
         .then((r) => r.time_zone);
     },
 
-    deleteIssue(tx: Executor, workspaceId: string, issueId: string) {
-      return tx.deleteFrom('issues').where('workspace_id', '=', workspaceId).where('id', '=', issueId).execute();
+    deleteIssues(tx: Executor, workspaceId: string, issueIds: string[]) {
+      return tx
+        .deleteFrom('issues')
+        .where('workspace_id', '=', workspaceId)
+        .where(sql<boolean>`id = ANY(${issueIds}::uuid[])`)
+        .execute();
     },
+
+    ...labelQueries(),
+    ...relationQueries(),
 
     insertComment(tx: Executor, c: Insertable<Database['comments']>) {
       return tx.insertInto('comments').values(c).returning(commentColumns).executeTakeFirstOrThrow();

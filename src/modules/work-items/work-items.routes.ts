@@ -3,7 +3,18 @@ import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses, NoContent, pageSchema, SlugParams } from '../../http/schemas.js';
 import {
+  BulkDeleteBody,
+  BulkDeleteResult,
+  BulkUpdateBody,
+  BulkUpdateResult,
   Comment,
+  CreateLabelBody,
+  CreateRelationBody,
+  Label,
+  LabelParams,
+  Relation,
+  RelationParams,
+  UpdateLabelBody,
   CreateCommentBody,
   CreateIssueBody,
   CreateProjectBody,
@@ -132,7 +143,8 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
         ...issues,
         summary: 'Issues of the project, newest first',
         description:
-          'Filters: `state_group` and `priority` (comma-separated lists). Custom property filters: ' +
+          'Filters: `state_group` and `priority` (comma-separated lists), `label_id` and `parent_id` (repeatable or ' +
+          'comma-separated; `parent_id=none`: top-level issues). Custom property filters: ' +
           '`custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / ' +
           '`custom.<propertyId>.lte` (ranges for number and date properties).',
         params: ProjectParams,
@@ -178,6 +190,129 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
     { schema: { ...issues, summary: 'Delete an issue (admin, member)', params: IssueParams, response: { 204: NoContent, ...errorResponses(400, 403, 404) } } },
     async (req, reply) => {
       await workItems.deleteIssue(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/api/workspaces/:slug/projects/:projectId/issues/bulk/',
+    {
+      schema: {
+        ...issues,
+        summary: 'Change up to 500 issues together (admin, member)',
+        description:
+          'All or nothing, in one transaction: each issue changes exactly as a PATCH of it would (history, SLA ' +
+          're-targeting, one `issue.updated` per changed issue). An id that is not an issue of the project: 400 naming it.',
+        params: ProjectParams,
+        body: BulkUpdateBody,
+        response: { 200: BulkUpdateResult, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => workItems.bulkUpdateIssues(actorOf(req), req.params.slug, req.params.projectId, req.body),
+  );
+  app.post(
+    '/api/workspaces/:slug/projects/:projectId/issues/bulk-delete/',
+    {
+      schema: {
+        ...issues,
+        summary: 'Delete up to 500 issues together (admin, member)',
+        description: 'All or nothing, in one transaction, each as a DELETE of it would (children stay, top-level).',
+        params: ProjectParams,
+        body: BulkDeleteBody,
+        response: { 200: BulkDeleteResult, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => workItems.bulkDeleteIssues(actorOf(req), req.params.slug, req.params.projectId, req.body),
+  );
+
+  const labels = { tags: ['labels'] };
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/labels/',
+    { schema: { ...labels, summary: 'Labels of the project, by name', params: ProjectParams, response: { 200: Type.Array(Label), ...errorResponses(400, 404) } } },
+    async (req) => workItems.listLabels(actorOf(req), req.params.slug, req.params.projectId),
+  );
+  app.post(
+    '/api/workspaces/:slug/projects/:projectId/labels/',
+    {
+      schema: {
+        ...labels,
+        summary: 'Create a label (admin, member)',
+        params: ProjectParams,
+        body: CreateLabelBody,
+        response: { 201: Label, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await workItems.createLabel(actorOf(req), req.params.slug, req.params.projectId, req.body)),
+  );
+  app.patch(
+    '/api/workspaces/:slug/projects/:projectId/labels/:labelId/',
+    {
+      schema: {
+        ...labels,
+        summary: 'Update a label (admin, member)',
+        params: LabelParams,
+        body: UpdateLabelBody,
+        response: { 200: Label, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
+    async (req) => workItems.updateLabel(actorOf(req), req.params.slug, req.params.projectId, req.params.labelId, req.body),
+  );
+  app.delete(
+    '/api/workspaces/:slug/projects/:projectId/labels/:labelId/',
+    {
+      schema: {
+        ...labels,
+        summary: 'Delete a label and take it off its issues (admin, member)',
+        params: LabelParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await workItems.deleteLabel(actorOf(req), req.params.slug, req.params.projectId, req.params.labelId);
+      return reply.status(204).send();
+    },
+  );
+
+  const relations = { tags: ['relations'] };
+  app.get(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/relations/',
+    {
+      schema: {
+        ...relations,
+        summary: 'Relations of an issue, from its side, oldest first',
+        params: IssueParams,
+        response: { 200: Type.Array(Relation), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => workItems.listRelations(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId),
+  );
+  app.post(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/relations/',
+    {
+      schema: {
+        ...relations,
+        summary: 'Relate an issue to another of the workspace (admin, member)',
+        description: 'One relation per pair of issues, whichever way round (409 for a second). The answer reads from the issue of the path.',
+        params: IssueParams,
+        body: CreateRelationBody,
+        response: { 201: Relation, ...errorResponses(400, 403, 404, 409) },
+      },
+    },
+    async (req, reply) =>
+      reply.status(201).send(await workItems.createRelation(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.body)),
+  );
+  app.delete(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/relations/:relationId/',
+    {
+      schema: {
+        ...relations,
+        summary: 'Remove a relation (admin, member)',
+        params: RelationParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await workItems.deleteRelation(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.params.relationId);
       return reply.status(204).send();
     },
   );

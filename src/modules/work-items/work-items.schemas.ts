@@ -12,6 +12,8 @@ const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colo
 export const ProjectParams = Type.Object({ slug: Slug, projectId: Uuid });
 export const StateParams = Type.Object({ slug: Slug, projectId: Uuid, stateId: Uuid });
 export const IssueParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid });
+export const LabelParams = Type.Object({ slug: Slug, projectId: Uuid, labelId: Uuid });
+export const RelationParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid, relationId: Uuid });
 
 export const Project = Type.Object({
   id: Uuid,
@@ -86,6 +88,13 @@ export const Issue = Type.Object({
     description: 'Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate',
   }),
   time_spent_minutes: Type.Integer({ description: "The sum of the issue's worklogs (read-only)" }),
+  label_ids: Type.Array(Uuid, { description: "Labels of the issue's project, sorted" }),
+  parent_id: Type.Union([Uuid, Type.Null()], { description: 'The parent issue (same project), or null' }),
+  sub_issues: Type.Object(
+    { total: Type.Integer(), completed: Type.Integer({ description: 'Children in a state of the completed group' }) },
+    { description: 'Direct children (read-only)' },
+  ),
+  blocked: Type.Boolean({ description: 'An issue that blocks this one is neither completed nor cancelled (read-only)' }),
 });
 
 const AssigneeIds = Type.Array(Uuid, { maxItems: 100, description: 'Members of the workspace' });
@@ -98,12 +107,19 @@ const planningFields = {
   remaining_minutes: Type.Optional(Minutes('Remaining estimate, 0..1,000,000 minutes; null: follow the original estimate')),
 };
 
+const LabelIds = (description: string) => Type.Array(Uuid, { maxItems: 100, description });
+const ParentId = Type.Union([Uuid, Type.Null()], {
+  description: 'An issue of the same project, or null; never the issue itself or one of its descendants',
+});
+
 export const CreateIssueBody = Type.Object({
   name: Name,
   description: Type.Optional(Description),
   state_id: Type.Optional(Uuid),
   priority: Type.Optional(PrioritySchema),
   assignee_ids: Type.Optional(AssigneeIds),
+  label_ids: Type.Optional(LabelIds("Labels of the issue's project")),
+  parent_id: Type.Optional(ParentId),
   ...planningFields,
 });
 
@@ -113,7 +129,73 @@ export const UpdateIssueBody = Type.Object({
   state_id: Type.Optional(Uuid),
   priority: Type.Optional(PrioritySchema),
   assignee_ids: Type.Optional(AssigneeIds),
+  label_ids: Type.Optional(LabelIds("The whole set of labels (of the issue's project)")),
+  parent_id: Type.Optional(ParentId),
   ...planningFields,
+});
+
+const BulkIssueIds = Type.Array(Uuid, { minItems: 1, maxItems: 500, uniqueItems: true, description: 'Issues of the project, 1..500, each once' });
+
+export const BulkUpdateBody = Type.Object({
+  issue_ids: BulkIssueIds,
+  set: Type.Object(
+    {
+      state_id: Type.Optional(Uuid),
+      priority: Type.Optional(PrioritySchema),
+      assignee_ids: Type.Optional(AssigneeIds),
+      add_label_ids: Type.Optional(LabelIds('Labels added to each issue')),
+      remove_label_ids: Type.Optional(LabelIds('Labels taken off each issue')),
+      target_date: Type.Optional(NullableDate),
+      parent_id: Type.Optional(ParentId),
+    },
+    { minProperties: 1, description: 'What to change on every issue, as a PATCH of each would' },
+  ),
+});
+export const BulkUpdateResult = Type.Object({ updated: Type.Integer(), issues: Type.Array(Issue) });
+export const BulkDeleteBody = Type.Object({ issue_ids: BulkIssueIds });
+export const BulkDeleteResult = Type.Object({ deleted: Type.Integer() });
+
+export const Label = Type.Object({
+  id: Uuid,
+  project_id: Uuid,
+  name: Type.String(),
+  color: Type.String({ description: '#rrggbb' }),
+  description: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+const LabelName = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'Unique in the project, ignoring case' });
+const LabelDescription = Type.String({ maxLength: 500 });
+export const CreateLabelBody = Type.Object({
+  name: LabelName,
+  color: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: '#rrggbb; default #6b7280' })),
+  description: Type.Optional(LabelDescription),
+});
+export const UpdateLabelBody = Type.Object({
+  name: Type.Optional(LabelName),
+  color: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: '#rrggbb' })),
+  description: Type.Optional(LabelDescription),
+});
+
+export const RelationTypeSchema = Type.Enum(['blocks', 'blocked_by', 'duplicate_of', 'duplicates', 'relates_to'], {
+  description: 'Read from the issue of the path; the other side reads the inverse (blocks/blocked_by, duplicate_of/duplicates, relates_to)',
+});
+export const Relation = Type.Object({
+  id: Uuid,
+  type: RelationTypeSchema,
+  issue: Type.Object({
+    id: Uuid,
+    key: Type.String({ description: 'The project identifier and sequence id, e.g. WEB-12' }),
+    name: Type.String(),
+    sequence_id: Type.Integer(),
+    project_id: Uuid,
+    state: Type.Object({ id: Uuid, name: Type.String(), group: StateGroupSchema }),
+  }),
+  created_at: Timestamp,
+});
+export const CreateRelationBody = Type.Object({
+  type: RelationTypeSchema,
+  issue_id: Type.String({ format: 'uuid', description: 'The other issue: any project of the same workspace' }),
 });
 
 export const IssueListQuery = Type.Object(
@@ -123,6 +205,16 @@ export const IssueListQuery = Type.Object(
     priority: Type.Optional(Type.String({ description: 'One or more priorities, comma-separated' })),
     target_date_from: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or after this date (YYYY-MM-DD)' })),
     target_date_to: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or before this date (YYYY-MM-DD)' })),
+    label_id: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'Issues with any of these labels (repeat the parameter, or separate with commas)',
+      }),
+    ),
+    parent_id: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'Children of any of these issues; none: top-level issues (repeatable, or comma-separated)',
+      }),
+    ),
     overdue: Type.Optional(
       Type.Boolean({
         description: 'true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue',

@@ -8,6 +8,8 @@ type ProjectRow = Awaited<ReturnType<WorkItemsRepository['insertProject']>> & {}
 type StateRow = Awaited<ReturnType<WorkItemsRepository['listStates']>>[number];
 type IssueRow = Awaited<ReturnType<WorkItemsRepository['insertIssue']>>;
 type CommentRow = Awaited<ReturnType<WorkItemsRepository['insertComment']>>;
+type LabelRow = Awaited<ReturnType<WorkItemsRepository['listLabels']>>[number];
+type RelationRow = Awaited<ReturnType<WorkItemsRepository['listRelations']>>[number];
 
 export const projectView = (p: ProjectRow) => ({
   id: p.id,
@@ -54,6 +56,45 @@ export const issueView = (i: IssueRow) => ({
   estimate_minutes: i.estimate_minutes,
   remaining_minutes: remainingMinutes(i),
   time_spent_minutes: i.time_spent_minutes,
+  label_ids: i.label_ids,
+  parent_id: i.parent_id,
+  sub_issues: { total: i.sub_issues[0], completed: i.sub_issues[1] },
+  blocked: i.blocked,
+});
+
+export const labelView = (l: LabelRow) => ({
+  id: l.id,
+  project_id: l.project_id,
+  name: l.name,
+  color: l.color,
+  description: l.description,
+  created_at: iso(l.created_at),
+  updated_at: iso(l.updated_at),
+});
+
+/** The inverse of each relation type: how the other side reads a stored relation. */
+export const INVERSE_RELATION = {
+  blocks: 'blocked_by',
+  blocked_by: 'blocks',
+  duplicate_of: 'duplicates',
+  duplicates: 'duplicate_of',
+  relates_to: 'relates_to',
+} as const;
+export type RelationType = keyof typeof INVERSE_RELATION;
+
+/** A relation as seen from one of its issues: the type from that side, and the other issue (contract 24.3). */
+export const relationView = (r: RelationRow) => ({
+  id: r.id,
+  type: (r.outgoing ? r.type : INVERSE_RELATION[r.type]) as RelationType,
+  issue: {
+    id: r.other_id,
+    key: `${r.identifier}-${r.other_sequence_id}`,
+    name: r.other_name,
+    sequence_id: r.other_sequence_id,
+    project_id: r.other_project_id,
+    state: { id: r.state_id, name: r.state_name, group: r.state_group },
+  },
+  created_at: iso(r.created_at),
 });
 
 /**

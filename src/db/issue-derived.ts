@@ -1,0 +1,19 @@
+import { sql } from 'kysely';
+
+/**
+ * What an issue reads that is counted from other rows at read time (contract 24.2, 24.3), so it is exact in every
+ * snapshot with nothing to keep in step: `[total, completed]` of its direct children (an index-only probe of
+ * issues_parent_idx) and whether an open issue blocks it (a probe of issue_relations_related_idx). `t` is the name the
+ * statement gives the issues table.
+ */
+export const derivedColumns = (t: 'i' | 'issues') => {
+  const id = sql.ref(`${t}.id`);
+  return [
+    sql<[number, number]>`(SELECT ARRAY[count(*), count(*) FILTER (WHERE c.state_group = 'completed')]::int[] FROM issues c WHERE c.parent_id = ${id})`.as(
+      'sub_issues',
+    ),
+    sql<boolean>`EXISTS (SELECT 1 FROM issue_relations r JOIN issues b ON b.id = r.issue_id
+      WHERE r.related_issue_id = ${id} AND r.type = 'blocks' AND b.state_group NOT IN ('completed', 'cancelled'))`.as('blocked'),
+  ];
+};
+
