@@ -950,7 +950,7 @@ export interface paths {
         };
         /**
          * Issues of the project, newest first
-         * @description Filters: `state_group` and `priority` (comma-separated lists). Custom property filters: `custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / `custom.<propertyId>.lte` (ranges for number and date properties).
+         * @description Filters: `state_group` and `priority` (comma-separated lists), `label_id` and `parent_id` (repeatable or comma-separated; `parent_id=none`: top-level issues). Custom property filters: `custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / `custom.<propertyId>.lte` (ranges for number and date properties).
          */
         get: operations["listIssues"];
         put?: never;
@@ -1036,6 +1036,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Relations of an issue, from its side, oldest first */
+        get: operations["listRelations"];
+        put?: never;
+        /**
+         * Relate an issue to another of the workspace (admin, member)
+         * @description One relation per pair of issues, whichever way round (409 for a second). The answer reads from the issue of the path.
+         */
+        post: operations["createRelation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/{relationId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a relation (admin, member) */
+        delete: operations["deleteRelation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/": {
         parameters: {
             query?: never;
@@ -1070,6 +1108,82 @@ export interface paths {
         head?: never;
         /** Edit a worklog (its author or an admin); needs time_tracking in the plan */
         patch: operations["updateWorklog"];
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/bulk-delete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete up to 500 issues together (admin, member)
+         * @description All or nothing, in one transaction, each as a DELETE of it would (children stay, top-level).
+         */
+        post: operations["bulkDeleteIssues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/bulk/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change up to 500 issues together (admin, member)
+         * @description All or nothing, in one transaction: each issue changes exactly as a PATCH of it would (history, SLA re-targeting, one `issue.updated` per changed issue). An id that is not an issue of the project: 400 naming it.
+         */
+        post: operations["bulkUpdateIssues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/labels/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Labels of the project, by name */
+        get: operations["listLabels"];
+        put?: never;
+        /** Create a label (admin, member) */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/labels/{labelId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a label and take it off its issues (admin, member) */
+        delete: operations["deleteLabel"];
+        options?: never;
+        head?: never;
+        /** Update a label (admin, member) */
+        patch: operations["updateLabel"];
         trace?: never;
     };
     "/api/workspaces/{slug}/projects/{projectId}/states/": {
@@ -13005,12 +13119,16 @@ export interface operations {
     listIssues: {
         parameters: {
             query?: {
+                /** @description Issues with any of these labels (repeat the parameter, or separate with commas) */
+                label_id?: string | string[];
                 /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way; ties by sequence_id descending. Default: sequence_id descending. */
                 order_by?: string;
                 /** @description true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue */
                 overdue?: boolean;
+                /** @description Children of any of these issues; none: top-level issues (repeatable, or comma-separated) */
+                parent_id?: string | string[];
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
                 /** @description One or more priorities, comma-separated */
@@ -13044,6 +13162,8 @@ export interface operations {
                         per_page: number;
                         results: {
                             assignee_ids: string[];
+                            /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                            blocked: boolean;
                             completed_at: string | null;
                             /**
                              * Format: date-time
@@ -13063,7 +13183,11 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             id: string;
+                            /** @description Labels of the issue's project, sorted */
+                            label_ids: string[];
                             name: string;
+                            /** @description The parent issue (same project), or null */
+                            parent_id: string | null;
                             /** @enum {unknown} */
                             priority: "urgent" | "high" | "medium" | "low" | "none";
                             /**
@@ -13083,6 +13207,12 @@ export interface operations {
                              * @description UUID v7 identifier
                              */
                             state_id: string;
+                            /** @description Direct children (read-only) */
+                            sub_issues: {
+                                /** @description Children in a state of the completed group */
+                                completed: number;
+                                total: number;
+                            };
                             target_date: string | null;
                             /** @description The sum of the issue's worklogs (read-only) */
                             time_spent_minutes: number;
@@ -13215,7 +13345,11 @@ export interface operations {
                     description?: string;
                     /** @description Original estimate, 0..1,000,000 minutes, or null */
                     estimate_minutes?: number | null;
+                    /** @description Labels of the issue's project */
+                    label_ids?: string[];
                     name: string;
+                    /** @description An issue of the same project, or null; never the issue itself or one of its descendants */
+                    parent_id?: string | null;
                     /** @enum {unknown} */
                     priority?: "urgent" | "high" | "medium" | "low" | "none";
                     /** @description Remaining estimate, 0..1,000,000 minutes; null: follow the original estimate */
@@ -13239,6 +13373,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         assignee_ids: string[];
+                        /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                        blocked: boolean;
                         completed_at: string | null;
                         /**
                          * Format: date-time
@@ -13258,7 +13394,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         id: string;
+                        /** @description Labels of the issue's project, sorted */
+                        label_ids: string[];
                         name: string;
+                        /** @description The parent issue (same project), or null */
+                        parent_id: string | null;
                         /** @enum {unknown} */
                         priority: "urgent" | "high" | "medium" | "low" | "none";
                         /**
@@ -13278,6 +13418,12 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         state_id: string;
+                        /** @description Direct children (read-only) */
+                        sub_issues: {
+                            /** @description Children in a state of the completed group */
+                            completed: number;
+                            total: number;
+                        };
                         target_date: string | null;
                         /** @description The sum of the issue's worklogs (read-only) */
                         time_spent_minutes: number;
@@ -13435,6 +13581,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         assignee_ids: string[];
+                        /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                        blocked: boolean;
                         completed_at: string | null;
                         /**
                          * Format: date-time
@@ -13454,7 +13602,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         id: string;
+                        /** @description Labels of the issue's project, sorted */
+                        label_ids: string[];
                         name: string;
+                        /** @description The parent issue (same project), or null */
+                        parent_id: string | null;
                         /** @enum {unknown} */
                         priority: "urgent" | "high" | "medium" | "low" | "none";
                         /**
@@ -13474,6 +13626,12 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         state_id: string;
+                        /** @description Direct children (read-only) */
+                        sub_issues: {
+                            /** @description Children in a state of the completed group */
+                            completed: number;
+                            total: number;
+                        };
                         target_date: string | null;
                         /** @description The sum of the issue's worklogs (read-only) */
                         time_spent_minutes: number;
@@ -13748,7 +13906,11 @@ export interface operations {
                     description?: string;
                     /** @description Original estimate, 0..1,000,000 minutes, or null */
                     estimate_minutes?: number | null;
+                    /** @description The whole set of labels (of the issue's project) */
+                    label_ids?: string[];
                     name?: string;
+                    /** @description An issue of the same project, or null; never the issue itself or one of its descendants */
+                    parent_id?: string | null;
                     /** @enum {unknown} */
                     priority?: "urgent" | "high" | "medium" | "low" | "none";
                     /** @description Remaining estimate, 0..1,000,000 minutes; null: follow the original estimate */
@@ -13772,6 +13934,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         assignee_ids: string[];
+                        /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                        blocked: boolean;
                         completed_at: string | null;
                         /**
                          * Format: date-time
@@ -13791,7 +13955,11 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         id: string;
+                        /** @description Labels of the issue's project, sorted */
+                        label_ids: string[];
                         name: string;
+                        /** @description The parent issue (same project), or null */
+                        parent_id: string | null;
                         /** @enum {unknown} */
                         priority: "urgent" | "high" | "medium" | "low" | "none";
                         /**
@@ -13811,6 +13979,12 @@ export interface operations {
                          * @description UUID v7 identifier
                          */
                         state_id: string;
+                        /** @description Direct children (read-only) */
+                        sub_issues: {
+                            /** @description Children in a state of the completed group */
+                            completed: number;
+                            total: number;
+                        };
                         target_date: string | null;
                         /** @description The sum of the issue's worklogs (read-only) */
                         time_spent_minutes: number;
@@ -14413,7 +14587,7 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             at: string;
-                            /** @description state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; dates: {start_date, target_date}; estimate: {estimate_minutes, remaining_minutes} (as stored); else null */
+                            /** @description state: {state_id, group, pauses_sla}; priority: the priority; project_policy: the policy id or null; dates: {start_date, target_date}; estimate: {estimate_minutes, remaining_minutes} (as stored); labels: the label ids, sorted; parent: the parent issue id or null; else null */
                             from: unknown;
                             /**
                              * Format: uuid
@@ -14421,7 +14595,7 @@ export interface operations {
                              */
                             id: string;
                             /** @enum {unknown} */
-                            kind: "created" | "state" | "priority" | "comment" | "project_policy" | "dates" | "estimate";
+                            kind: "created" | "state" | "priority" | "comment" | "project_policy" | "dates" | "estimate" | "labels" | "parent";
                             /** @description created: {state_id, group, pauses_sla, priority}; state: {state_id, group, pauses_sla}; priority: the priority; comment: {comment_id}; project_policy: the policy id or null (the workspace default); dates and estimate: as from */
                             to: unknown;
                         }[];
@@ -14454,6 +14628,533 @@ export interface operations {
             };
             /** @description Missing, unknown, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listRelations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        issue: {
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The project identifier and sequence id, e.g. WEB-12 */
+                            key: string;
+                            name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            sequence_id: number;
+                            state: {
+                                /** @enum {unknown} */
+                                group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                        };
+                        /**
+                         * @description Read from the issue of the path; the other side reads the inverse (blocks/blocked_by, duplicate_of/duplicates, relates_to)
+                         * @enum {unknown}
+                         */
+                        type: "blocks" | "blocked_by" | "duplicate_of" | "duplicates" | "relates_to";
+                    }[];
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    createRelation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The other issue: any project of the same workspace
+                     */
+                    issue_id: string;
+                    /**
+                     * @description Read from the issue of the path; the other side reads the inverse (blocks/blocked_by, duplicate_of/duplicates, relates_to)
+                     * @enum {unknown}
+                     */
+                    type: "blocks" | "blocked_by" | "duplicate_of" | "duplicates" | "relates_to";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        issue: {
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The project identifier and sequence id, e.g. WEB-12 */
+                            key: string;
+                            name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            sequence_id: number;
+                            state: {
+                                /** @enum {unknown} */
+                                group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                        };
+                        /**
+                         * @description Read from the issue of the path; the other side reads the inverse (blocks/blocked_by, duplicate_of/duplicates, relates_to)
+                         * @enum {unknown}
+                         */
+                        type: "blocks" | "blocked_by" | "duplicate_of" | "duplicates" | "relates_to";
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteRelation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description UUID v7 identifier */
+                relationId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15235,6 +15936,1072 @@ export interface operations {
             };
             /** @description Not found, or not visible to you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    bulkDeleteIssues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Issues of the project, 1..500, each once */
+                    issue_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    bulkUpdateIssues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Issues of the project, 1..500, each once */
+                    issue_ids: string[];
+                    /** @description What to change on every issue, as a PATCH of each would */
+                    set: {
+                        /** @description Labels added to each issue */
+                        add_label_ids?: string[];
+                        /** @description Members of the workspace */
+                        assignee_ids?: string[];
+                        /** @description An issue of the same project, or null; never the issue itself or one of its descendants */
+                        parent_id?: string | null;
+                        /** @enum {unknown} */
+                        priority?: "urgent" | "high" | "medium" | "low" | "none";
+                        /** @description Labels taken off each issue */
+                        remove_label_ids?: string[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        state_id?: string;
+                        target_date?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issues: {
+                            assignee_ids: string[];
+                            /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                            blocked: boolean;
+                            completed_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            description: string;
+                            /** @description The original estimate */
+                            estimate_minutes: number | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description Labels of the issue's project, sorted */
+                            label_ids: string[];
+                            name: string;
+                            /** @description The parent issue (same project), or null */
+                            parent_id: string | null;
+                            /** @enum {unknown} */
+                            priority: "urgent" | "high" | "medium" | "low" | "none";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                            remaining_minutes: number | null;
+                            /** @description 1, 2, ... within the project */
+                            sequence_id: number;
+                            start_date: string | null;
+                            /** @enum {unknown} */
+                            state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            state_id: string;
+                            /** @description Direct children (read-only) */
+                            sub_issues: {
+                                /** @description Children in a state of the completed group */
+                                completed: number;
+                                total: number;
+                            };
+                            target_date: string | null;
+                            /** @description The sum of the issue's worklogs (read-only) */
+                            time_spent_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            workspace_id: string;
+                        }[];
+                        updated: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description #rrggbb */
+                        color: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        project_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description #rrggbb; default #6b7280 */
+                    color?: string;
+                    description?: string;
+                    /** @description Unique in the project, ignoring case */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description #rrggbb */
+                        color: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        project_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                labelId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                labelId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description #rrggbb */
+                    color?: string;
+                    description?: string;
+                    /** @description Unique in the project, ignoring case */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description #rrggbb */
+                        color: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        project_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
