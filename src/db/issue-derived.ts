@@ -16,4 +16,3 @@ export const derivedColumns = (t: 'i' | 'issues') => {
       WHERE r.related_issue_id = ${id} AND r.type = 'blocks' AND b.state_group NOT IN ('completed', 'cancelled'))`.as('blocked'),
   ];
 };
-

@@ -32,6 +32,8 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'refunds.repository.ts#workspaceOfPayment': 'instance-admin routes name only the payment id; everything after it is scoped',
   'refunds.repository.ts#findRefundByKey': "an admin's Idempotency-Key is unique across the instance (a key reused on another payment answers 409)",
   'webhooks.repository.ts#deleteEventsBefore': 'event retention prunes old events of every workspace',
+  'work-items.labels.repository.ts#foldLabelCounts':
+    'the labels.counts job folds the kept label counts of every workspace and drops those of labels that are gone',
 };
 
 const root = join(import.meta.dirname, '..', '..', 'src');

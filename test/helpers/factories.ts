@@ -94,6 +94,9 @@ export async function pathFixtures(api: Api) {
   const property = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/custom-properties/`, { name: 'N', type: 'number' }, t);
   const baseline = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/baselines/`, { name: 'B' }, t);
   const states = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/states/`, t);
+  const label = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/labels/`, { name: 'L' }, t);
+  const other = await createIssue(api, ws, project.id);
+  const relation = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/relations/`, { type: 'blocks', issue_id: other.id }, t);
   const ids: Record<string, string> = {
     slug: ws.slug,
     projectId: project.id,
@@ -102,6 +105,8 @@ export async function pathFixtures(api: Api) {
     propertyId: property.body.id,
     baselineId: baseline.body.id,
     stateId: states.body[0].id,
+    labelId: label.body.id,
+    relationId: relation.body.id,
     userId: ws.admin.user.id,
     tokenId: '01a1fe20-0000-7000-8000-000000000000',
     planSlug: 'pro',

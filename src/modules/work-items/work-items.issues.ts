@@ -250,7 +250,10 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     const changed = views.filter((view, i) => seen(view) !== seen(issueView(befores[i]!)));
     // An issue that blocks others opened or closed: their `blocked` changed too.
     const unblocked = crossed.length ? await repo.readIssues(tx, workspaceId, await repo.blockedBy(tx, workspaceId, crossed)) : [];
-    await outbox.recordMany(tx, [...changed, ...unblocked.map(issueView)].map((data) => ({ workspaceId, type: 'issue.updated' as const, data })));
+    await outbox.recordMany(
+      tx,
+      [...changed, ...unblocked.map(issueView)].map((data) => ({ workspaceId, type: 'issue.updated' as const, data })),
+    );
     return views;
   }
 
@@ -266,7 +269,16 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     for (const child of children) orphans.push(await repo.updateIssue(tx, workspaceId, child.id, { parent_id: null, updated_at: now }));
     await appendIssueHistory(
       tx,
-      children.map((c) => ({ id: newId(), workspace_id: workspaceId, issue_id: c.id, at: now, actor_id: actorId, kind: 'parent' as const, from: c.parent_id, to: null })),
+      children.map((c) => ({
+        id: newId(),
+        workspace_id: workspaceId,
+        issue_id: c.id,
+        at: now,
+        actor_id: actorId,
+        kind: 'parent' as const,
+        from: c.parent_id,
+        to: null,
+      })),
     );
     const openBlockers = issues.filter((i) => !DONE_GROUPS.has(i.state_group)).map((i) => i.id);
     const blocked = openBlockers.length ? await repo.blockedBy(tx, workspaceId, openBlockers) : [];
@@ -431,7 +443,10 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       actor: Actor,
       slug: string,
       projectId: string,
-      input: { issue_ids: string[]; set: Pick<IssueChange, 'state_id' | 'priority' | 'assignee_ids' | 'add_label_ids' | 'remove_label_ids' | 'target_date' | 'parent_id'> },
+      input: {
+        issue_ids: string[];
+        set: Pick<IssueChange, 'state_id' | 'priority' | 'assignee_ids' | 'add_label_ids' | 'remove_label_ids' | 'target_date' | 'parent_id'>;
+      },
     ) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'write_items', tx);

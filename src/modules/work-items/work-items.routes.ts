@@ -228,7 +228,14 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
   const labels = { tags: ['labels'] };
   app.get(
     '/api/workspaces/:slug/projects/:projectId/labels/',
-    { schema: { ...labels, summary: 'Labels of the project, by name', params: ProjectParams, response: { 200: Type.Array(Label), ...errorResponses(400, 404) } } },
+    {
+      schema: {
+        ...labels,
+        summary: 'Labels of the project, by name',
+        params: ProjectParams,
+        response: { 200: Type.Array(Label), ...errorResponses(400, 404) },
+      },
+    },
     async (req) => workItems.listLabels(actorOf(req), req.params.slug, req.params.projectId),
   );
   app.post(

@@ -148,7 +148,7 @@ export const BulkUpdateBody = Type.Object({
       target_date: Type.Optional(NullableDate),
       parent_id: Type.Optional(ParentId),
     },
-    { minProperties: 1, description: 'What to change on every issue, as a PATCH of each would' },
+    { minProperties: 1, additionalProperties: false, description: 'What to change on every issue, as a PATCH of each would (nothing else)' },
   ),
 });
 export const BulkUpdateResult = Type.Object({ updated: Type.Integer(), issues: Type.Array(Issue) });
