@@ -16148,7 +16148,7 @@ export interface operations {
                 "application/json": {
                     /** @description Issues of the project, 1..500, each once */
                     issue_ids: string[];
-                    /** @description What to change on every issue, as a PATCH of each would */
+                    /** @description What to change on every issue, as a PATCH of each would (nothing else) */
                     set: {
                         /** @description Labels added to each issue */
                         add_label_ids?: string[];
