@@ -12,6 +12,7 @@ import { Properties } from './pages/issues/properties.js';
 import { AtRiskBoard, BreachedBoard, Policies } from './pages/sla.js';
 import { SlaReports } from './pages/sla-reports.js';
 import { Calendars } from './pages/calendars.js';
+import { Labels } from './pages/labels.js';
 import { States } from './pages/states.js';
 import { Timesheet } from './pages/timesheet.js';
 import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
@@ -50,6 +51,7 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/p/:projectId/issues/:issueId', page: (p) => <IssuePage key={p.issueId} slug={p.slug!} projectId={p.projectId!} issueId={p.issueId!} /> },
   { path: '/w/:slug/p/:projectId/properties', page: (p) => <Properties slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/states', page: (p) => <States slug={p.slug!} projectId={p.projectId!} /> },
+  { path: '/w/:slug/p/:projectId/labels', page: (p) => <Labels slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/baselines', page: (p) => <Baselines slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/forecast', page: (p, q) => <ForecastPage slug={p.slug!} projectId={p.projectId!} query={q} /> },
   { path: '/w/:slug/p/:projectId/baselines/:baselineId', page: (p) => <Deviation slug={p.slug!} projectId={p.projectId!} baselineId={p.baselineId!} /> },
@@ -75,6 +77,7 @@ function projectNav(slug: string, projectId: string) {
     { to: `${base}/issues`, label: 'Issues' },
     { to: `${base}/properties`, label: 'Custom properties' },
     { to: `${base}/states`, label: 'States' },
+    { to: `${base}/labels`, label: 'Labels' },
     { to: `${base}/baselines`, label: 'Baselines' },
     { to: `${base}/forecast`, label: 'Forecast' },
   ];

@@ -9,7 +9,18 @@ export interface Column<T> {
   key?: string;
 }
 
-export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T, index: number) => string | number }) {
+export function DataTable<T>({
+  columns,
+  rows,
+  rowKey,
+  selected,
+}: {
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T, index: number) => string | number;
+  /** Rows the user picked (a checkbox in a cell says so to assistive technology; this only highlights the row). */
+  selected?: (row: T) => boolean;
+}) {
   return (
     <div class="table-wrap">
       <table>
@@ -24,7 +35,7 @@ export function DataTable<T>({ columns, rows, rowKey }: { columns: Column<T>[]; 
         </thead>
         <tbody>
           {rows.map((r, i) => (
-            <tr key={rowKey(r, i)}>
+            <tr key={rowKey(r, i)} class={selected?.(r) ? 'selected' : undefined}>
               {columns.map((c, n) => (
                 <td key={c.key ?? n}>{c.cell(r, i)}</td>
               ))}

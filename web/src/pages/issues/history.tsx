@@ -1,8 +1,11 @@
 /** The issue's history (section 11.3): what moved its SLA clocks, oldest first, in words. */
 import { useState } from 'preact/hooks';
 import { type Answer, api, unwrap, when } from '../../api.js';
+import { type Label, LabelChip } from '../../components/label-chips.js';
 import { minutesText } from '../../components/minutes.js';
+import { Link } from '../../router.js';
 import { Badge, Empty, Pager, Show, useLoad } from '../../ui.js';
+import { issueKey } from './hierarchy.js';
 
 type Entry = Answer<'getIssueHistory'>['results'][number];
 type StateRef = { state_id: string; group: string; pauses_sla: boolean };
@@ -10,6 +13,10 @@ interface Names {
   users: Map<string, string>;
   states: Map<string, string>;
   policies: Map<string, string>;
+  labels: Map<string, Label>;
+  identifier: string | undefined;
+  slug: string;
+  projectId: string;
 }
 const PER_PAGE = 20;
 
@@ -26,6 +33,42 @@ function stateName(ref: StateRef, names: Names) {
 function policyName(id: unknown, names: Names): string {
   return typeof id === 'string' && id ? (names.policies.get(id) ?? 'a deleted policy') : 'the workspace default';
 }
+
+/** Another issue of the project (a parent), by its key and name; one that was deleted says so. */
+function IssueRef({ id, names }: { id: string; names: Names }) {
+  const { slug, projectId } = names;
+  const issue = useLoad(
+    () =>
+      unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/', { params: { path: { slug, projectId, issueId: id } } })).catch(
+        () => null,
+      ),
+    [id],
+  );
+  const i = issue.data;
+  if (i === undefined) return <>…</>;
+  if (!i) return <>a deleted issue</>;
+  return <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{`${issueKey(names.identifier, i)} ${i.name}`}</Link>;
+}
+
+/** "the label Bug" / "the labels Bug, Feature", as chips. */
+function labelList(ids: string[], names: Names) {
+  return (
+    <>
+      {ids.length === 1 ? 'the label' : 'the labels'}{' '}
+      {ids.map((id, n) => {
+        const l = names.labels.get(id);
+        return (
+          <span key={id}>
+            {n ? ' ' : null}
+            {l ? <LabelChip label={l} /> : <span class="muted">a deleted label</span>}
+          </span>
+        );
+      })}
+    </>
+  );
+}
+
+const idArray = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 const PLAN_LABELS: Record<string, string> = { start_date: 'start', target_date: 'target', estimate_minutes: 'original', remaining_minutes: 'remaining' };
 
@@ -100,6 +143,46 @@ function describe(e: Entry, names: Names) {
       return (
         <>changed the estimate: {planText(e.from, e.to, ['estimate_minutes', 'remaining_minutes'], (v) => (v === null ? 'none' : minutesText(Number(v))))}</>
       );
+    case 'labels': {
+      const from = idArray(e.from);
+      const to = idArray(e.to);
+      const added = to.filter((id) => !from.includes(id));
+      const removed = from.filter((id) => !to.includes(id));
+      return (
+        <>
+          {added.length ? <>added {labelList(added, names)}</> : null}
+          {added.length && removed.length ? ' and ' : null}
+          {removed.length ? <>removed {labelList(removed, names)}</> : null}
+        </>
+      );
+    }
+    case 'parent': {
+      const from = typeof e.from === 'string' ? e.from : null;
+      const to = typeof e.to === 'string' ? e.to : null;
+      if (!to)
+        return (
+          <>
+            made it a top-level issue
+            {from ? (
+              <>
+                {' '}
+                (it was a sub-issue of <IssueRef id={from} names={names} />)
+              </>
+            ) : null}
+          </>
+        );
+      return (
+        <>
+          made it a sub-issue of <IssueRef id={to} names={names} />
+          {from ? (
+            <>
+              {' '}
+              (before: <IssueRef id={from} names={names} />)
+            </>
+          ) : null}
+        </>
+      );
+    }
     default:
       return <>{String((e as { kind: string }).kind)}</>;
   }
@@ -111,15 +194,22 @@ export function IssueHistory({ slug, projectId, issueId, version }: { slug: stri
   // Names for the ids the entries carry; a list that cannot be read (a guest and members) leaves the ids unnamed.
   const names = useLoad(async (): Promise<Names> => {
     const c = api();
-    const [members, states, policies] = await Promise.all([
+    const path = { slug, projectId };
+    const [members, states, policies, labels, project] = await Promise.all([
       unwrap(c.GET('/api/workspaces/{slug}/members/', { params: { path: { slug } } })).catch(() => []),
-      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })).catch(() => []),
+      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path } })).catch(() => []),
       unwrap(c.GET('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } } })).catch(() => []),
+      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/labels/', { params: { path } })).catch(() => []),
+      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/', { params: { path } })).catch(() => null),
     ]);
     return {
       users: new Map(members.map((m) => [m.user_id, m.display_name || m.email])),
       states: new Map(states.map((s) => [s.id, s.name])),
       policies: new Map(policies.map((p) => [p.id, p.name])),
+      labels: new Map(labels.map((l) => [l.id, l])),
+      identifier: project?.identifier,
+      slug,
+      projectId,
     };
   }, [slug, projectId]);
   const page = useLoad(
@@ -131,7 +221,7 @@ export function IssueHistory({ slug, projectId, issueId, version }: { slug: stri
       ),
     [issueId, offset, version],
   );
-  const n = names.data ?? { users: new Map(), states: new Map(), policies: new Map() };
+  const n = names.data ?? { users: new Map(), states: new Map(), policies: new Map(), labels: new Map(), identifier: undefined, slug, projectId };
   return (
     <Show state={page}>
       {(p) =>

@@ -1,11 +1,18 @@
-/** The issues of a project: filters, sort and page size in the URL, custom values as columns. */
-import { api, PRIORITIES, STATE_GROUPS, unwrap } from '../../api.js';
+/**
+ * The issues of a project: filters, sort and page size in the URL, custom values as columns, label chips; rows can be
+ * selected (a checkbox each, shift-click for a range, one for the page) and changed together from the bulk bar.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Answer, api, PRIORITIES, STATE_GROUPS, unwrap } from '../../api.js';
 import { byId, type Column, DataTable } from '../../components/data-table.js';
+import { LabelChips, useLabels } from '../../components/label-chips.js';
 import { SelectField } from '../../components/options.js';
 import { Link, navigate } from '../../router.js';
-import { Empty, PageTitle, Pager, Show, useLoad } from '../../ui.js';
+import { Badge, Empty, PageTitle, Pager, Show, useLoad } from '../../ui.js';
+import { BulkBar } from './bulk-bar.js';
 
 type Value = unknown;
+type Issue = Answer<'listIssues'>['results'][number];
 const PER_PAGES = [20, 50, 100];
 /** `order_by` keys of the issue list (section 14); `custom.<propertyId>` adds one per property. Default `-sequence_id`. */
 const CORE_SORTS: [string, string][] = [
@@ -27,6 +34,7 @@ function showValue(v: Value): string {
 export function IssueList({ slug, projectId, query }: { slug: string; projectId: string; query: URLSearchParams }) {
   const stateGroup = query.get('state_group') ?? '';
   const priority = query.get('priority') ?? '';
+  const labelId = query.get('label_id') ?? '';
   const offset = Number(query.get('offset') ?? '0') || 0;
   const perPage = PER_PAGES.includes(Number(query.get('per_page'))) ? Number(query.get('per_page')) : 20;
   const PER_PAGE = perPage;
@@ -37,6 +45,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     const q = new URLSearchParams({
       state_group: stateGroup,
       priority,
+      label_id: labelId,
       order_by: orderBy,
       offset: String(offset),
       per_page: String(perPage),
@@ -54,7 +63,14 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
         client.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
           params: {
             path,
-            query: { offset, per_page: PER_PAGE, order_by: orderBy, ...(stateGroup ? { state_group: stateGroup } : {}), ...(priority ? { priority } : {}) },
+            query: {
+              offset,
+              per_page: PER_PAGE,
+              order_by: orderBy,
+              ...(stateGroup ? { state_group: stateGroup } : {}),
+              ...(priority ? { priority } : {}),
+              ...(labelId ? { label_id: labelId } : {}),
+            },
           },
         }),
       ),
@@ -69,7 +85,55 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     );
     const properties = defs.map((d) => ({ id: d.id, name: d.name }));
     return { issues, values, properties };
-  }, [slug, projectId, stateGroup, priority, offset, perPage, orderBy]);
+  }, [slug, projectId, stateGroup, priority, labelId, offset, perPage, orderBy]);
+  const labels = useLabels(slug, projectId);
+  const states = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
+    [slug, projectId],
+  );
+  const stateName = new Map((states.data ?? []).map((s) => [s.id, s.name]));
+  const labelItems = (labels.data ?? []).map((l) => [l.id, l.name] as const);
+  if (labelId && !labelItems.some(([id]) => id === labelId)) labelItems.push([labelId, labels.data ? 'a deleted label' : '…'] as const);
+
+  // The selection belongs to one page of one query: another page, filter or sort starts empty.
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [notice, setNotice] = useState('');
+  const anchor = useRef<number | null>(null);
+  const pageKey = [stateGroup, priority, labelId, offset, perPage, orderBy].join('|');
+  useEffect(() => {
+    setSelected(new Set());
+    anchor.current = null;
+  }, [pageKey]);
+  const rows = page.data?.issues.results ?? [];
+  const onPage = rows.filter((i) => selected.has(i.id)).length;
+  /** A click on row `n`'s box; with shift, every row from the last one clicked takes the clicked box's new state. */
+  const pick = (n: number, on: boolean, shift: boolean) => {
+    const next = new Set(selected);
+    const from = shift && anchor.current !== null ? Math.min(anchor.current, n) : n;
+    const to = shift && anchor.current !== null ? Math.max(anchor.current, n) : n;
+    for (let k = from; k <= to; k++) {
+      const id = rows[k]?.id;
+      if (id) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+    }
+    if (shift) window.getSelection()?.removeAllRanges(); // shift-click also extends the text selection
+    anchor.current = n;
+    setNotice('');
+    setSelected(next);
+  };
+  const pickAll = (on: boolean) => {
+    setNotice('');
+    setSelected(on ? new Set(rows.map((i) => i.id)) : new Set());
+    anchor.current = null;
+  };
+  const bulkDone = (text: string) => {
+    setSelected(new Set());
+    anchor.current = null;
+    setNotice(text);
+    void page.reload();
+  };
   const sorts: [string, string][] = [...CORE_SORTS, ...(page.data?.properties ?? []).map((p): [string, string] => [`custom.${p.id}`, p.name])];
   if (!sorts.some(([k]) => k === sortKey)) sorts.push([sortKey, sortKey]);
   const ariaSort = (key: string) => (key === sortKey ? (descending ? 'descending' : 'ascending') : undefined);
@@ -88,6 +152,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <SelectField label="State group" all="All" items={STATE_GROUPS} value={stateGroup} onChange={(v) => setQuery({ state_group: v, offset: 0 })} />
         <SelectField label="Priority" all="All" items={PRIORITIES} value={priority} onChange={(v) => setQuery({ priority: v, offset: 0 })} />
+        <SelectField label="Label" all="All" items={labelItems} value={labelId} onChange={(v) => setQuery({ label_id: v, offset: 0 })} />
         <SelectField
           label="Sort by"
           items={sorts.map(([k, label]) => [k, k.startsWith('custom.') ? `${label} (custom)` : label] as const)}
@@ -105,6 +170,9 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
         />
         <SelectField label="Per page" items={PER_PAGES} value={String(perPage)} onChange={(v) => setQuery({ per_page: v, offset: 0 })} />
       </form>
+      <p class="notice" role="status">
+        {notice}
+      </p>
       <Show state={page}>
         {({ issues, values, properties }) =>
           issues.results.length ? (
@@ -112,12 +180,52 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
               <DataTable
                 rows={issues.results}
                 rowKey={byId}
+                selected={(i) => selected.has(i.id)}
                 columns={[
-                  { header: '#', sort: ariaSort('sequence_id'), cell: (i) => i.sequence_id },
+                  {
+                    header: (
+                      <label class="pick">
+                        <input
+                          type="checkbox"
+                          aria-label="Select all issues on this page"
+                          checked={onPage > 0 && onPage === rows.length}
+                          indeterminate={onPage > 0 && onPage < rows.length}
+                          onClick={(e) => pickAll(e.currentTarget.checked)}
+                        />
+                        #
+                      </label>
+                    ),
+                    sort: ariaSort('sequence_id'),
+                    cell: (i, n) => (
+                      <label class="pick">
+                        <input
+                          type="checkbox"
+                          aria-label={`Select ${i.name}`}
+                          checked={selected.has(i.id)}
+                          onClick={(e) => pick(n, e.currentTarget.checked, e.shiftKey)}
+                        />
+                        {i.sequence_id}
+                      </label>
+                    ),
+                  },
                   { header: 'Name', sort: ariaSort('name'), cell: (i) => <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{i.name}</Link> },
-                  { header: 'State', cell: (i) => i.state_group },
+                  {
+                    header: 'State',
+                    cell: (i) => (
+                      <>
+                        {stateName.get(i.state_id) ?? i.state_group}
+                        {i.blocked ? (
+                          <>
+                            {' '}
+                            <Badge tone="bad">Blocked</Badge>
+                          </>
+                        ) : null}
+                      </>
+                    ),
+                  },
                   { header: 'Priority', sort: ariaSort('priority'), cell: (i) => <span class={`prio ${i.priority}`}>{i.priority}</span> },
-                  ...properties.map((p): Column<(typeof issues.results)[number]> => ({
+                  ...(labels.data?.length ? [{ header: 'Labels', cell: (i: Issue) => <LabelChips ids={i.label_ids} labels={labels.data} /> }] : []),
+                  ...properties.map((p): Column<Issue> => ({
                     key: p.id,
                     header: p.name,
                     sort: ariaSort(`custom.${p.id}`),
@@ -125,10 +233,21 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
                   })),
                 ]}
               />
+              {selected.size ? (
+                <BulkBar
+                  slug={slug}
+                  projectId={projectId}
+                  ids={[...selected]}
+                  states={states.data ?? []}
+                  labels={labels.data ?? []}
+                  onDone={bulkDone}
+                  onClear={() => pickAll(false)}
+                />
+              ) : null}
               <Pager always offset={offset} perPage={PER_PAGE} shown={issues.results.length} total={issues.total} onPage={(o) => setQuery({ offset: o })} />
             </>
           ) : (
-            <Empty>No issues match. {stateGroup || priority ? 'Clear the filters or create one.' : 'Create the first one.'}</Empty>
+            <Empty>No issues match. {stateGroup || priority || labelId ? 'Clear the filters or create one.' : 'Create the first one.'}</Empty>
           )
         }
       </Show>

@@ -1,11 +1,18 @@
-/** One issue: its heading, the SLA panel, dates and estimates, time (timer, worklogs), custom values, comments and history. */
+/**
+ * One issue: its heading with labels and a Blocked badge, labels and parent, sub-issues and relations, the SLA panel,
+ * dates and estimates, time (timer, worklogs), custom values, comments and history.
+ */
 import { useState } from 'preact/hooks';
 import { api, unwrap, when } from '../../api.js';
+import { LabelChips, useLabels } from '../../components/label-chips.js';
 import { Badge, PageTitle, Show, useLoad } from '../../ui.js';
 import { Comments } from './comments.js';
 import { CustomValues } from './custom-values.js';
+import { ParentPicker, SubIssues } from './hierarchy.js';
 import { IssueHistory } from './history.js';
+import { IssueLabels } from './issue-labels.js';
 import { Planning } from './planning.js';
+import { Relations } from './relations.js';
 import { SlaTracker } from './sla-tracker.js';
 import { Timer, Worklogs } from './worklogs.js';
 
@@ -14,6 +21,12 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
     () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/', { params: { path: { slug, projectId, issueId } } })),
     [issueId],
   );
+  const labels = useLabels(slug, projectId);
+  const project = useLoad(
+    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/', { params: { path: { slug, projectId } } })),
+    [slug, projectId],
+  );
+  const identifier = project.data?.identifier;
   // Bumped when a comment is added: the tracker (a response) and the history reload.
   const [version, setVersion] = useState(0);
   // Bumped when a timer stops (it logs a worklog): the worklogs reload.
@@ -23,6 +36,7 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
     void issue.reload();
     setVersion((v) => v + 1);
   };
+  const reread = () => void issue.reload();
   return (
     <section>
       <Show state={issue}>
@@ -30,9 +44,31 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
           <>
             <PageTitle>{`#${i.sequence_id} ${i.name}`}</PageTitle>
             <p class="meta">
-              <Badge tone="info">{i.state_group}</Badge> <span class={`prio ${i.priority}`}>{i.priority}</span> · created {when(i.created_at)}
+              <Badge tone="info">{i.state_group}</Badge> {i.blocked ? <Badge tone="bad">Blocked</Badge> : null}{' '}
+              <span class={`prio ${i.priority}`}>{i.priority}</span> · created {when(i.created_at)}
             </p>
+            <LabelChips ids={i.label_ids} labels={labels.data} />
             {i.description ? <p class="description">{i.description}</p> : null}
+            <div class="grid2">
+              <div>
+                <h2>Labels</h2>
+                <IssueLabels slug={slug} projectId={projectId} issue={i} labels={labels.data} onSaved={planned} />
+              </div>
+              <div>
+                <h2>Parent</h2>
+                <ParentPicker slug={slug} issue={i} identifier={identifier} onSaved={planned} />
+              </div>
+            </div>
+            <div class="grid2">
+              <section aria-labelledby="sub-issues-h">
+                <h2 id="sub-issues-h">Sub-issues</h2>
+                <SubIssues slug={slug} issue={i} identifier={identifier} onChanged={reread} />
+              </section>
+              <section aria-labelledby="relations-h">
+                <h2 id="relations-h">Relations</h2>
+                <Relations slug={slug} projectId={projectId} issueId={issueId} onChanged={reread} />
+              </section>
+            </div>
           </>
         )}
       </Show>
