@@ -140,6 +140,12 @@ describe('bulk edits (contract 24.4)', () => {
       expect(res.body.errors[0].path, JSON.stringify(body).slice(0, 80)).toBe(path);
     }
     expectProblem(await api.post(`${f.base}/issues/bulk-delete/`, { issue_ids: ids(501) }, f.t), 400, 'validation_failed');
+    // The same id in two spellings is named twice too; an upper-case id is the same issue.
+    const twice = await api.post(url, { issue_ids: [a.id, a.id.toUpperCase()], set: { priority: 'high' } }, f.t);
+    expectProblem(twice, 400, 'validation_failed');
+    expect(twice.body.errors[0].path).toBe('/issue_ids/1');
+    const upper = await api.post(url, { issue_ids: [a.id.toUpperCase()], set: { priority: 'high' } }, f.t);
+    expect(upper.body.issues[0]).toMatchObject({ id: a.id, priority: 'high' });
   });
 
   it('edits 500 issues in one request, with kept label counts exact', async () => {

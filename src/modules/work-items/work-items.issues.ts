@@ -116,6 +116,17 @@ function idList(raw: unknown, name: string, allowNone: boolean): (string | null)
     return v.toLowerCase();
   });
 }
+/** Ids as the database spells them (lower case), so that ids of the request compare with stored ones. */
+function canonicalIds<T extends { label_ids?: string[]; add_label_ids?: string[]; remove_label_ids?: string[]; parent_id?: string | null }>(input: T): T {
+  const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+  return {
+    ...input,
+    ...(input.label_ids && { label_ids: lower(input.label_ids) }),
+    ...(input.add_label_ids && { add_label_ids: lower(input.add_label_ids) }),
+    ...(input.remove_label_ids && { remove_label_ids: lower(input.remove_label_ids) }),
+    ...(typeof input.parent_id === 'string' && { parent_id: input.parent_id.toLowerCase() }),
+  };
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type IssuesService = ReturnType<typeof createIssuesService>;
@@ -171,7 +182,8 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
    * statements. `base` is where the fields sit in the request (`''` for a PATCH, `/set` for a bulk edit). Answers
    * the issues as they now read, in the order of `befores`.
    */
-  async function changeIssues(tx: Tx, workspaceId: string, actorId: string, projectId: string, befores: IssueRow[], input: IssueChange, base: string) {
+  async function changeIssues(tx: Tx, workspaceId: string, actorId: string, projectId: string, befores: IssueRow[], change: IssueChange, base: string) {
+    const input = canonicalIds(change);
     const now = clock.now();
     const ids = befores.map((b) => b.id);
     const state = input.state_id !== undefined ? await stateOf(repo, workspaceId, projectId, input.state_id, tx, `${base}/state_id`) : undefined;
@@ -292,7 +304,10 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
   }
 
   /** Locks the issues of a bulk request, in id order; 400 naming the first id that is not an issue of the project. */
-  async function lockBulk(tx: Tx, workspaceId: string, projectId: string, issueIds: string[]) {
+  async function lockBulk(tx: Tx, workspaceId: string, projectId: string, requested: string[]) {
+    const issueIds = requested.map((id) => id.toLowerCase());
+    const twice = issueIds.findIndex((id, i) => issueIds.indexOf(id) !== i);
+    if (twice >= 0) throw invalid(`/issue_ids/${twice}`, 'is named twice');
     const rows = byId(await repo.lockIssues(tx, workspaceId, projectId, issueIds));
     const missing = issueIds.findIndex((id) => !rows.has(id));
     if (missing >= 0) throw invalid(`/issue_ids/${missing}`, 'is not an issue of this project');
@@ -373,7 +388,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       actor: Actor,
       slug: string,
       projectId: string,
-      input: {
+      body: {
         name: string;
         description?: string;
         state_id?: string;
@@ -383,6 +398,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         parent_id?: string | null;
       } & PlanningInput,
     ) {
+      const input = canonicalIds(body);
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'write_items', tx);
         await projectOf(repo, ws.workspaceId, projectId, tx);
