@@ -11,12 +11,12 @@ import { demoCommand } from '../../src/cli/commands/demo.js';
 import type { DemoBackend } from '../../src/cli/demo/demo.backend.js';
 import { httpBackend } from '../../src/cli/demo/demo.http.js';
 import { inProcessBackend } from '../../src/cli/demo/demo.in-process.js';
-import { demoPlan } from '../../src/cli/demo/demo.plan.js';
+import { demoPlan, LABELS, PROJECT_LABELS } from '../../src/cli/demo/demo.plan.js';
 import { runDemo } from '../../src/cli/demo/demo.runner.js';
 import { DEMO_STEPS } from '../../src/cli/demo/demo.steps.js';
 import { loadConfig } from '../../src/config/config.js';
 import { type DatabaseHandle, type Db, openDatabase } from '../../src/db/database.js';
-import { clientFor } from '../helpers/client.js';
+import { clientFor, expectSuccess } from '../helpers/client.js';
 import { openTestDatabase } from '../helpers/databases.js';
 import { startTestApp, useTestApp } from '../helpers/test-app.js';
 
@@ -92,6 +92,98 @@ async function planningAndHistory(db: Db) {
   expect(weeks.size).toBeGreaterThanOrEqual(10);
 }
 
+/**
+ * What the work-item core shows of the demo (contract 24): each project's labels with distinct colours, labels on most
+ * sprint issues (at most three each), the sub-issue trees with their progress (one two levels deep), and relations,
+ * one across the projects and one issue blocked by an open one. Read through the API, as the console reads them.
+ */
+async function workItemCore(db: Db, url: string, issueCount = 240) {
+  const plan = demoPlan(issueCount);
+  const ws = await db.selectFrom('workspaces').select('id').where('slug', '=', 'demo').executeTakeFirstOrThrow();
+  const signIn = await clientFor(url).POST('/api/auth/sign-in/', { body: { email: 'demo@example.com', password: 'demo-password' } });
+  const api = clientFor(url, signIn.data!.token);
+  const slug = 'demo';
+  const projects = expectSuccess(await api.GET('/api/workspaces/{slug}/projects/', { params: { path: { slug } } }));
+  const projectKey = new Map(projects.map((p) => [p.id, p.identifier as 'SD' | 'WEB']));
+  for (const project of projects) {
+    const labels = expectSuccess(await api.GET('/api/workspaces/{slug}/projects/{projectId}/labels/', { params: { path: { slug, projectId: project.id } } }));
+    const key = projectKey.get(project.id)!;
+    expect(labels.map((l) => l.name).sort()).toEqual([...PROJECT_LABELS[key]].sort());
+    expect(labels.map((l) => l.color)).toEqual(labels.map((l) => LABELS[l.name as keyof typeof LABELS].color));
+    expect(new Set(labels.map((l) => l.color)).size).toBe(labels.length);
+  }
+
+  const issues = await db.selectFrom('issues').select(['id', 'name', 'project_id', 'label_ids', 'parent_id']).where('workspace_id', '=', ws.id).execute();
+  const sprint = new Set(plan.issues.map((i) => i.name));
+  const sprintIssues = issues.filter((i) => sprint.has(i.name));
+  expect(sprintIssues).toHaveLength(issueCount);
+  const labelled = sprintIssues.filter((i) => i.label_ids.length > 0);
+  expect(labelled).toHaveLength(plan.issues.filter((i) => i.labels.length > 0).length);
+  expect(labelled.length).toBeGreaterThanOrEqual(issueCount / 2);
+  expect(Math.max(...issues.map((i) => i.label_ids.length))).toBe(3);
+
+  // Every parent of the trees counts its direct children, and how many of them are completed.
+  const byName = new Map(issues.map((i) => [i.name, i]));
+  const issueOf = (name: string) => {
+    const issue = byName.get(name)!;
+    return api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/', {
+      params: { path: { slug, projectId: issue.project_id, issueId: issue.id } },
+    });
+  };
+  const parents = plan.subIssues.filter((s) => plan.subIssues.some((c) => c.parent === s.name));
+  expect(parents.length).toBeGreaterThanOrEqual(4);
+  for (const parent of parents) {
+    const children = plan.subIssues.filter((c) => c.parent === parent.name);
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    expect(children.length).toBeLessThanOrEqual(5);
+    const view = expectSuccess(await issueOf(parent.name));
+    expect(view.sub_issues).toEqual({ total: children.length, completed: children.filter((c) => c.state === 'completed').length });
+    for (const child of children) expect(byName.get(child.name)!.parent_id).toBe(view.id);
+  }
+  expect(expectSuccess(await issueOf('Checkout redesign')).sub_issues).toEqual({ total: 4, completed: 2 });
+  // Two levels deep: a sub-issue of a sub-issue.
+  const grandchild = expectSuccess(await issueOf('3-D Secure: redirect to the bank and back'));
+  const child = issues.find((i) => i.id === grandchild.parent_id)!;
+  expect(child.name).toBe('Checkout: card form with 3-D Secure');
+  expect(issues.find((i) => i.id === child.parent_id)!.name).toBe('Checkout redesign');
+
+  // Relations: stored once each, one across the projects, each listed from both sides with the inverse type.
+  const relations = await db
+    .selectFrom('issue_relations as r')
+    .innerJoin('issues as a', 'a.id', 'r.issue_id')
+    .innerJoin('issues as b', 'b.id', 'r.related_issue_id')
+    .select(['r.type', 'a.project_id as from_project', 'b.project_id as to_project', 'a.state_group as from_group'])
+    .where('r.workspace_id', '=', ws.id)
+    .execute();
+  expect(relations).toHaveLength(plan.relations.length);
+  expect(relations.some((r) => r.from_project !== r.to_project)).toBe(true);
+  const receipt = expectSuccess(await issueOf('Checkout: receipt e-mail'));
+  expect(receipt.blocked).toBe(true);
+  const blockers = expectSuccess(
+    await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/', {
+      params: { path: { slug, projectId: receipt.project_id, issueId: receipt.id } },
+    }),
+  );
+  expect(blockers).toEqual([expect.objectContaining({ type: 'blocked_by', issue: expect.objectContaining({ name: 'Checkout: card form with 3-D Secure' }) })]);
+  expect(blockers[0]!.issue.state.group).toBe('started');
+  const blocker = blockers[0]!.issue;
+  const blocks = expectSuccess(
+    await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/', {
+      params: { path: { slug, projectId: blocker.project_id, issueId: blocker.id } },
+    }),
+  );
+  expect(blocks).toEqual([expect.objectContaining({ type: 'blocks', issue: expect.objectContaining({ id: receipt.id }) })]);
+  const vat = expectSuccess(await issueOf('Invoice PDF: wrong VAT for EU customers'));
+  const across = expectSuccess(
+    await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/', {
+      params: { path: { slug, projectId: vat.project_id, issueId: vat.id } },
+    }),
+  );
+  expect(across).toEqual([expect.objectContaining({ type: 'relates_to', issue: expect.objectContaining({ name: 'Checkout: VAT on the order summary' }) })]);
+  expect(projectKey.get(across[0]!.issue.project_id)).toBe('WEB');
+  return { relations };
+}
+
 const addedNothing = (result: Awaited<ReturnType<typeof runDemo>>) => result.added.every((s) => s.added.length === 0);
 
 describe('cli demo, in process', () => {
@@ -99,15 +191,20 @@ describe('cli demo, in process', () => {
     // The service runs on this database (on PostgreSQL that is how it always is): the demo needs no HTTP.
     const first = await demoOn(ctx().database);
     expect(first.text).toMatch(/subscription\s+added Pro plan paid on the sandbox's payment page .*subscription active/);
-    expect(first.text).toMatch(/issues, first sprint\s+added 120 issues, \d+ custom values, \d+ comments/);
+    expect(first.text).toMatch(/issues, first sprint\s+added 120 issues, \d+ custom values, \d+ comments, labels on \d+ issues/);
+    expect(first.text).toMatch(/labels\s+added 6 labels of Service Desk \(bug, .*\); 6 labels of Web Platform/);
+    expect(first.text).toMatch(/sub-issues\s+added 20 issues in 4 sub-issue trees, 8 of them completed/);
+    expect(first.text).toMatch(/relations\s+added WEB-\d+ blocked by WEB-\d+; .*SD-\d+ duplicate of SD-\d+; SD-\d+ blocked by WEB-\d+/);
     expect(first.text).toMatch(/Done in [\d.]+ s\. Workspace "demo": [1-9]\d* breached and \d+ at-risk SLA trackers now/);
     const before = await counts(ctx().database.db);
     const plan = demoPlan();
     const worklogs = plan.history.reduce((n, h) => n + h.worklogs.length, 0) + [...plan.worklogs.values()].reduce((n, w) => n + w.length, 0);
     expect(before).toMatchObject({
-      // 240 issues of the sprints, 42 of the SLA history (6 weeks of 7), the delivery history's.
-      issues: 240 + 42 + plan.history.length,
+      // 240 issues of the sprints, 42 of the SLA history (6 weeks of 7), the delivery history's, the sub-issue trees'.
+      issues: 240 + 42 + plan.history.length + plan.subIssues.length,
       projects: 2,
+      labels: 12,
+      issue_relations: plan.relations.length,
       baselines: 2,
       // the checkout that stored the card, and its renewal a month later (19.2)
       payments: 2,
@@ -129,6 +226,13 @@ describe('cli demo, in process', () => {
     expect(first.text).toMatch(/workspace time zone\s+added time zone Europe\/Istanbul/);
     expect(first.text).toMatch(/worklogs\s+added \d+ worklogs \(\d+ hours\) by 3 people/);
     await planningAndHistory(ctx().database.db);
+    // The full demo finds every relation it plans: three in the trees, a duplicate, a blocker across the projects, a
+    // related pair across them.
+    expect(plan.relations.map((r) => r.type)).toEqual(['blocked_by', 'blocked_by', 'relates_to', 'duplicate_of', 'blocked_by', 'relates_to']);
+    // Most sprint issues carry labels, some none.
+    expect(plan.issues.filter((i) => i.labels.length === 0).length).toBeGreaterThan(0);
+    const { relations } = await workItemCore(ctx().database.db, ctx().url);
+    expect(relations.filter((r) => r.type === 'duplicate_of').map((r) => r.from_group)).toEqual(['cancelled']);
 
     // What the API shows: the same records, with two weeks of history behind them.
     const signIn = await clientFor(ctx().url).POST('/api/auth/sign-in/', { body: { email: 'demo@example.com', password: 'demo-password' } });
@@ -181,6 +285,26 @@ describe('cli demo, in process', () => {
 
       const again = await demoOn(resumed, { issueCount: 24 });
       expect(addedNothing(again.result)).toBe(true);
+
+      // A demo made before labels, sub-issues and relations existed: the next run adds them to the issues it has.
+      const snapshot = (db: Db) =>
+        sql<{ name: string; labels: string; parent: string | null; relations: number }>`
+          SELECT i.name, (SELECT string_agg(l.name, ',' ORDER BY l.name) FROM labels l WHERE l.id = ANY (i.label_ids)) AS labels,
+                 p.name AS parent, (SELECT count(*)::int FROM issue_relations r WHERE i.id IN (r.issue_id, r.related_issue_id)) AS relations
+          FROM issues i JOIN workspaces w ON w.id = i.workspace_id AND w.slug = 'demo' LEFT JOIN issues p ON p.id = i.parent_id
+          ORDER BY i.project_id, i.sequence_id`
+          .execute(db)
+          .then((r) => r.rows);
+      const whole = await snapshot(straight.db);
+      await sql`DELETE FROM issue_relations`.execute(straight.db);
+      await sql`UPDATE issues SET label_ids = '{}', parent_id = NULL`.execute(straight.db);
+      const upgraded = await demoOn(straight, { issueCount: 24 });
+      expect(upgraded.text).toMatch(/issues, first sprint\s+added 0 issues, 0 custom values, 0 comments, labels on [1-9]\d* issues/);
+      // Each tree issue has a parent or labels (or both).
+      expect(upgraded.text).toMatch(/sub-issues\s+added parents or labels set on 20 issues/);
+      expect(upgraded.text).toMatch(/relations\s+added .*blocked by/);
+      expect(await snapshot(straight.db)).toEqual(whole);
+      expect(addedNothing((await demoOn(straight, { issueCount: 24 })).result)).toBe(true);
     } finally {
       await straight.close();
       await resumed.close();
@@ -235,7 +359,16 @@ describe('cli demo --url', () => {
       expect(waits.every((ms) => ms >= 1000 && ms <= 61_000)).toBe(true);
       expect(lines.join('\n')).toMatch(/Done in/);
       expect(result.added.find((s) => s.step === 'webhook endpoint')!.added).toHaveLength(1);
-      expect(await counts(limited.database.db)).toMatchObject({ issues: 12 + demoPlan(12).history.length, baselines: 2, payments: 1, invoices: 1 });
+      const small = demoPlan(12);
+      expect(await counts(limited.database.db)).toMatchObject({
+        issues: 12 + small.history.length + small.subIssues.length,
+        baselines: 2,
+        payments: 1,
+        invoices: 1,
+        labels: 12,
+        issue_relations: small.relations.length,
+      });
+      await workItemCore(limited.database.db, limited.url, 12);
 
       const again: string[] = [];
       const second = await runDemo(httpBackend(limited.url), { out: (l) => again.push(l), issueCount: 12 });

@@ -15,8 +15,9 @@ export const demoCommand: Command = {
   help:
     `Creates the account ${DEMO_ACCOUNT.email} (password ${DEMO_ACCOUNT.password}), the workspace "demo" with a member\n` +
     `and a guest, a paid Pro subscription with its invoice (sandbox provider), an SLA calendar and two policies, two\n` +
-    `projects, ${DEFAULT_ISSUE_COUNT} issues over two weeks (custom values, comments, history, breached SLA targets), two baselines\n` +
-    'and a paused webhook endpoint. Each step adds only what is missing: run it again after an interrupted run.\n\n' +
+    `projects with their labels, ${DEFAULT_ISSUE_COUNT} issues over two weeks (labels, custom values, comments, history, breached SLA\n` +
+    'targets), sub-issue trees, relations between issues, two baselines and a paused webhook endpoint. Each step adds\n' +
+    'only what is missing: run it again after an interrupted run.\n\n' +
     'Without --url it writes in process to the database `npm start` uses (DATABASE_URL, or the embedded one in\n' +
     'DATA_DIR, which must not be held by a running service). With --url it goes through the API of a running\n' +
     'service, waiting out its rate limit.',

@@ -1,4 +1,4 @@
-import type { Priority, StateGroup } from './demo.plan.js';
+import type { Priority, RelationType, StateGroup } from './demo.plan.js';
 
 /**
  * What the demo's steps need from the service, as the API shows it. Two implementations: in process through the
@@ -64,8 +64,17 @@ export interface DemoBackend {
 
   /** Every issue of the project (all pages), oldest first. */
   listIssues(slug: string, projectId: string): Promise<IssueView[]>;
-  createIssue(slug: string, projectId: string, input: { name: string; priority: Priority; state_id: string } & Partial<IssuePlanning>): Promise<IssueView>;
-  updateIssue(slug: string, projectId: string, issueId: string, input: { state_id?: string; priority?: Priority } & Partial<IssuePlanning>): Promise<IssueView>;
+  createIssue(
+    slug: string,
+    projectId: string,
+    input: { name: string; priority: Priority; state_id: string; label_ids?: string[]; parent_id?: string } & Partial<IssuePlanning>,
+  ): Promise<IssueView>;
+  updateIssue(
+    slug: string,
+    projectId: string,
+    issueId: string,
+    input: { state_id?: string; priority?: Priority; label_ids?: string[]; parent_id?: string } & Partial<IssuePlanning>,
+  ): Promise<IssueView>;
   /** Every worklog of the issue (all pages). */
   listWorklogs(slug: string, projectId: string, issueId: string): Promise<{ user_id: string; started_at: string }[]>;
   createWorklog(
@@ -78,6 +87,12 @@ export interface DemoBackend {
   setValue(slug: string, issueId: string, propertyId: string, value: unknown): Promise<void>;
   listComments(slug: string, projectId: string, issueId: string): Promise<{ body: string }[]>;
   createComment(slug: string, projectId: string, issueId: string, body: string): Promise<void>;
+
+  listLabels(slug: string, projectId: string): Promise<{ id: string; name: string }[]>;
+  createLabel(slug: string, projectId: string, input: { name: string; color: string; description: string }): Promise<{ id: string; name: string }>;
+  /** The relations of an issue, from its side (each pair once, whichever side created it). */
+  listRelations(slug: string, projectId: string, issueId: string): Promise<{ type: string; issue: { id: string } }[]>;
+  createRelation(slug: string, projectId: string, issueId: string, input: { type: RelationType; issue_id: string }): Promise<void>;
 
   listBaselines(slug: string, projectId: string): Promise<{ id: string; name: string }[]>;
   createBaseline(slug: string, projectId: string, name: string): Promise<{ id: string; name: string }>;
@@ -111,6 +126,8 @@ export interface IssueView extends IssuePlanning {
   name: string;
   state_id: string;
   priority: string;
+  label_ids: string[];
+  parent_id: string | null;
 }
 
 export interface CalendarInput {

@@ -177,6 +177,14 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
       );
     },
 
+    listLabels: (slug, projectId) => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/labels/', inProject(slug, projectId))),
+    createLabel: (slug, projectId, body) => unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/labels/', { ...inProject(slug, projectId), body })),
+    listRelations: (slug, projectId, issueId) =>
+      unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/', inIssue(slug, projectId, issueId))),
+    createRelation: async (slug, projectId, issueId, body) => {
+      await unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/', { ...inIssue(slug, projectId, issueId), body }));
+    },
+
     listBaselines: (slug, projectId) => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', inProject(slug, projectId))),
     createBaseline: (slug, projectId, name) =>
       unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { ...inProject(slug, projectId), body: { name } })),

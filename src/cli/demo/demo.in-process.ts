@@ -182,6 +182,13 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
       await s.workItems.createComment(me(), slug, projectId, issueId, { body });
     },
 
+    listLabels: (slug, projectId) => s.workItems.listLabels(me(), slug, projectId),
+    createLabel: (slug, projectId, input) => s.workItems.createLabel(me(), slug, projectId, input),
+    listRelations: (slug, projectId, issueId) => s.workItems.listRelations(me(), slug, projectId, issueId),
+    createRelation: async (slug, projectId, issueId, input) => {
+      await s.workItems.createRelation(me(), slug, projectId, issueId, input);
+    },
+
     listBaselines: (slug, projectId) => s.baselines.list(me(), slug, projectId),
     createBaseline: (slug, projectId, name) => s.baselines.create(me(), slug, projectId, { name }),
 

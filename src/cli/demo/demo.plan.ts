@@ -82,6 +82,22 @@ export const PROPERTIES = [
 ] as const;
 export type PropertyKey = (typeof PROPERTIES)[number]['key'];
 
+/** Labels (contract 24.1): one colour per name, the same in both projects. */
+export const LABELS = {
+  bug: { color: '#dc2626', description: 'Something does not work as it should' },
+  feature: { color: '#2563eb', description: 'A new capability or option' },
+  customer: { color: '#db2777', description: 'Reported by a customer, or promised to one' },
+  billing: { color: '#16a34a', description: 'Invoices, payments and plans' },
+  performance: { color: '#f59e0b', description: 'Slow pages, timeouts, load' },
+  docs: { color: '#7c3aed', description: 'Help pages, texts and typos' },
+  security: { color: '#0f766e', description: 'Sign-in, SSO and access' },
+} as const;
+export type LabelName = keyof typeof LABELS;
+export const PROJECT_LABELS: Record<ProjectKey, readonly LabelName[]> = {
+  SD: ['bug', 'feature', 'customer', 'billing', 'performance', 'docs'],
+  WEB: ['bug', 'feature', 'performance', 'security', 'billing', 'docs'],
+};
+
 export const BASELINES = ['Sprint 1 start', 'Sprint 2 start'] as const;
 
 export const WEBHOOK = {
@@ -132,6 +148,8 @@ export interface PlannedIssue {
   planning: { startDay: number; targetDay: number; estimateMinutes: number } | null;
   /** A target that slips after the first baseline (days later) with a larger estimate (minutes more); first half only. */
   slip: { days: number; moreMinutes: number } | null;
+  /** Labels of its project (contract 24.1), 0 to 3. */
+  labels: LabelName[];
 }
 
 /** Time logged on an issue (contract 18.2): by `logger` (an index into DEMO_LOGGERS), `atMs` before the anchor. */
@@ -169,6 +187,10 @@ export interface DemoPlan {
   /** Worklogs on the sprint's issues, by planned issue index. */
   worklogs: Map<number, PlannedWorklog[]>;
   history: HistoryIssue[];
+  /** The sub-issue trees (contract 24.2), parents before their children. */
+  subIssues: PlannedSubIssue[];
+  /** Relations between the demo's issues (contract 24.3), across both projects. */
+  relations: PlannedRelation[];
 }
 
 /** A deterministic pseudo-random sequence (a linear congruential generator), so every demo looks the same. */
@@ -190,12 +212,16 @@ const DAY = 24 * HOUR;
  */
 export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
   const rnd = seeded(42);
+  // The labels have a sequence of their own: the issues' other choices stay those of every demo made before them.
+  const tags = seeded(2424);
   const firstHalf = Math.ceil(issueCount / 2);
   const spanMs = 14 * DAY;
   const issues: PlannedIssue[] = [];
   for (let index = 0; index < issueCount; index++) {
     const project: ProjectKey = index % 3 === 2 ? 'WEB' : 'SD';
-    const name = `${rnd.pick(SUBJECTS)} ${rnd.pick(PROBLEMS)}`;
+    const subject = rnd.pick(SUBJECTS);
+    const problem = rnd.pick(PROBLEMS);
+    const name = `${subject} ${problem}`;
     const priority = rnd.pick(PRIORITIES);
     let state = rnd.pick(STATES);
     if (project === 'SD' && state === 'started' && rnd.next() < 0.3) state = 'waiting';
@@ -227,7 +253,8 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
             estimateMinutes: rnd.pick([30, 60, 120, 240, 480, 960]),
           };
     const slip = first && planning && index % 6 === 1 ? { days: 2 + Math.floor(rnd.next() * 9), moreMinutes: rnd.pick([60, 120, 240]) } : null;
-    issues.push({ index, project, name, priority, state, values, comment, later, offsetMs, planning, slip });
+    const labels = labelsOf(project, subject, problem, tags);
+    issues.push({ index, project, name, priority, state, values, comment, later, offsetMs, planning, slip, labels });
   }
   // Time on every fourth started or finished issue, within the timeline (the anchor is 14 days + 1 hour after its
   // start): one to three worklogs a day apart from the day after its creation.
@@ -244,9 +271,12 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
     }
     if (list.length) worklogs.set(issue.index, list);
   }
+  const subIssues = subIssuePlan();
   return {
     issues,
     firstHalf,
+    subIssues,
+    relations: relationPlan(issues, subIssues, spanMs),
     baselineOffsetsMs: [6 * DAY + HOUR, 13 * DAY + 12 * HOUR],
     laterOffsetMs: 6 * DAY + 2 * HOUR,
     spanMs,
@@ -294,4 +324,216 @@ function deliveryHistory(weeks: number, perWeek: number): HistoryIssue[] {
     }
   }
   return out.sort((a, b) => b.createdMs - a.createdMs);
+}
+
+/** What kind of work an issue's problem makes it. */
+const PROBLEM_LABELS: Record<string, LabelName> = {
+  'is slow': 'performance',
+  'times out': 'performance',
+  'shows an error': 'bug',
+  'does not load': 'bug',
+  'looks broken on mobile': 'bug',
+  'returns 500': 'bug',
+  'needs a new option': 'feature',
+  'has a typo': 'docs',
+};
+/** The area an issue's subject belongs to, where it has one (and its project has the label). */
+const SUBJECT_LABELS: Record<string, LabelName> = {
+  'Invoice PDF': 'billing',
+  'Billing page': 'billing',
+  'Login page': 'security',
+  'Password reset': 'security',
+  'SSO setup': 'security',
+};
+
+/**
+ * An issue's labels, as a triager would put them: its kind (seven in ten), its area, and on the Service Desk "customer"
+ * on about a third; at most three, and some issues none.
+ */
+function labelsOf(project: ProjectKey, subject: string, problem: string, tags: ReturnType<typeof seeded>): LabelName[] {
+  const labels = new Set<LabelName>();
+  if (tags.next() < 0.7) labels.add(PROBLEM_LABELS[problem]!);
+  const area = SUBJECT_LABELS[subject];
+  if (area) labels.add(area);
+  if (project === 'SD' && tags.next() < 0.35) labels.add('customer');
+  return [...labels].filter((l) => PROJECT_LABELS[project].includes(l)).slice(0, 3);
+}
+
+/** An issue of a sub-issue tree: a parent with its children (contract 24.2). Names are unique across the trees. */
+interface TreeIssue {
+  name: string;
+  priority: Priority;
+  state: StateGroup;
+  labels: LabelName[];
+  children?: TreeIssue[];
+}
+
+/**
+ * Four pieces of work split into sub-issues, some done, so the sub-issues panel shows progress: a Web Platform epic
+ * two levels deep, a feature in its first steps, a customer's onboarding and an incident on the Service Desk.
+ */
+const SUB_ISSUE_TREES: { project: ProjectKey; root: TreeIssue }[] = [
+  {
+    project: 'WEB',
+    root: {
+      name: 'Checkout redesign',
+      priority: 'high',
+      state: 'started',
+      labels: ['feature', 'billing'],
+      children: [
+        { name: 'Checkout: new address form', priority: 'medium', state: 'completed', labels: ['feature'] },
+        {
+          name: 'Checkout: card form with 3-D Secure',
+          priority: 'high',
+          state: 'started',
+          labels: ['feature', 'billing', 'security'],
+          children: [
+            { name: '3-D Secure: redirect to the bank and back', priority: 'high', state: 'completed', labels: ['feature'] },
+            { name: '3-D Secure: test cards in the sandbox', priority: 'medium', state: 'completed', labels: [] },
+            { name: '3-D Secure: messages for declined cards', priority: 'medium', state: 'unstarted', labels: ['docs'] },
+          ],
+        },
+        { name: 'Checkout: VAT on the order summary', priority: 'medium', state: 'completed', labels: ['billing'] },
+        { name: 'Checkout: receipt e-mail', priority: 'low', state: 'unstarted', labels: ['feature'] },
+      ],
+    },
+  },
+  {
+    project: 'WEB',
+    root: {
+      name: 'Mobile app: offline mode',
+      priority: 'medium',
+      state: 'unstarted',
+      labels: ['feature'],
+      children: [
+        { name: 'Offline mode: cache of the issue list', priority: 'medium', state: 'started', labels: ['feature', 'performance'] },
+        { name: 'Offline mode: sync conflicts', priority: 'medium', state: 'backlog', labels: [] },
+        { name: 'Offline mode: settings toggle', priority: 'low', state: 'completed', labels: [] },
+      ],
+    },
+  },
+  {
+    project: 'SD',
+    root: {
+      name: 'Onboarding: Globex Corporation',
+      priority: 'high',
+      state: 'started',
+      labels: ['customer'],
+      children: [
+        { name: 'Globex: import 300 users from CSV', priority: 'medium', state: 'completed', labels: ['customer'] },
+        { name: 'Globex: SSO setup with Azure AD', priority: 'high', state: 'started', labels: ['customer'] },
+        { name: 'Globex: training session for admins', priority: 'medium', state: 'unstarted', labels: ['customer', 'docs'] },
+        { name: 'Globex: billing contact for invoices', priority: 'low', state: 'completed', labels: ['customer', 'billing'] },
+      ],
+    },
+  },
+  {
+    project: 'SD',
+    root: {
+      name: 'Invoice PDF: wrong VAT for EU customers',
+      priority: 'urgent',
+      state: 'started',
+      labels: ['bug', 'billing', 'customer'],
+      children: [
+        { name: 'Find the affected invoices', priority: 'high', state: 'completed', labels: ['billing'] },
+        { name: 'Re-issue the affected invoices', priority: 'high', state: 'unstarted', labels: ['billing'] },
+      ],
+    },
+  },
+];
+
+/** An issue of the sub-issue trees as the demo creates it: after its parent (by name), at its own instant. */
+export interface PlannedSubIssue {
+  project: ProjectKey;
+  name: string;
+  parent: string | null;
+  priority: Priority;
+  state: StateGroup;
+  labels: LabelName[];
+  offsetMs: number;
+}
+
+/** The trees flattened, parents first: each created in the second sprint, a day apart, its issues 25 minutes apart. */
+function subIssuePlan(): PlannedSubIssue[] {
+  const out: PlannedSubIssue[] = [];
+  for (const [t, { project, root }] of SUB_ISSUE_TREES.entries()) {
+    let offsetMs = 7 * DAY + 12 * HOUR + t * DAY;
+    const visit = (issue: TreeIssue, parent: string | null) => {
+      out.push({ project, name: issue.name, parent, priority: issue.priority, state: issue.state, labels: issue.labels, offsetMs });
+      offsetMs += 25 * 60_000;
+      for (const child of issue.children ?? []) visit(child, issue.name);
+    };
+    visit(root, null);
+  }
+  return out;
+}
+
+export type RelationType = 'blocks' | 'blocked_by' | 'duplicate_of' | 'duplicates' | 'relates_to';
+/** An issue of the demo: a planned one (by index) or one of the sub-issue trees (by name). */
+export type IssueRef = { planned: number } | { tree: string };
+/** `from <type> to`, recorded at `offsetMs` (after both issues exist). */
+export interface PlannedRelation {
+  from: IssueRef;
+  type: RelationType;
+  to: IssueRef;
+  offsetMs: number;
+}
+
+const OPEN: ReadonlySet<StateKey> = new Set(['backlog', 'unstarted', 'started', 'waiting']);
+
+/**
+ * A handful of relations: within the trees (a step blocked by an open one, an onboarding step waiting on SSO) and from
+ * the Service Desk to the Web Platform (the VAT incident and the checkout's VAT; a customer's report blocked by the
+ * open platform issue of the same name); among the sprint's issues, a later report of the same problem closed as a
+ * duplicate of the first, and a desk issue related to a platform one of the same subject. The last three are found in
+ * the plan, so a smaller demo (a test's) may have fewer.
+ */
+function relationPlan(issues: PlannedIssue[], subIssues: PlannedSubIssue[], spanMs: number): PlannedRelation[] {
+  const offsetOf = (ref: IssueRef) => ('planned' in ref ? issues[ref.planned]!.offsetMs : subIssues.find((s) => s.name === ref.tree)!.offsetMs);
+  const relation = (from: IssueRef, type: RelationType, to: IssueRef): PlannedRelation => ({
+    from,
+    type,
+    to,
+    offsetMs: Math.min(spanMs, Math.max(offsetOf(from), offsetOf(to)) + 2 * HOUR),
+  });
+  const out = [
+    relation({ tree: 'Checkout: receipt e-mail' }, 'blocked_by', { tree: 'Checkout: card form with 3-D Secure' }),
+    relation({ tree: 'Globex: training session for admins' }, 'blocked_by', { tree: 'Globex: SSO setup with Azure AD' }),
+    relation({ tree: 'Invoice PDF: wrong VAT for EU customers' }, 'relates_to', { tree: 'Checkout: VAT on the order summary' }),
+  ];
+  const finalState = (i: PlannedIssue) => i.later?.state ?? i.state;
+  const used = new Set<number>();
+  const desk = issues.filter((i) => i.project === 'SD');
+  const web = issues.filter((i) => i.project === 'WEB');
+  const take = (...found: (PlannedIssue | undefined)[]) => {
+    if (found.some((i) => !i || used.has(i.index))) return false;
+    for (const i of found) used.add(i!.index);
+    return true;
+  };
+  // A later report of a problem the desk already has, cancelled as its duplicate.
+  for (const later of desk.filter((i) => finalState(i) === 'cancelled')) {
+    const first = desk.find((i) => i.index < later.index && i.name === later.name);
+    if (take(later, first)) {
+      out.push(relation({ planned: later.index }, 'duplicate_of', { planned: first!.index }));
+      break;
+    }
+  }
+  // A customer's open report waiting on the platform's open issue of the same name.
+  for (const report of desk.filter((i) => OPEN.has(finalState(i)))) {
+    const cause = web.find((i) => i.name === report.name && OPEN.has(finalState(i)));
+    if (take(report, cause)) {
+      out.push(relation({ planned: report.index }, 'blocked_by', { planned: cause!.index }));
+      break;
+    }
+  }
+  // A desk issue and a platform issue about the same thing.
+  for (const report of desk) {
+    const subject = SUBJECTS.find((s) => report.name.startsWith(`${s} `));
+    const other = web.find((i) => i.name !== report.name && i.name.startsWith(`${subject} `));
+    if (take(report, other)) {
+      out.push(relation({ planned: report.index }, 'relates_to', { planned: other!.index }));
+      break;
+    }
+  }
+  return out;
 }

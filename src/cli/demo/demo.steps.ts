@@ -9,9 +9,13 @@ import {
   DEMO_TIME_ZONE,
   DEMO_WORKSPACE_NAME,
   type DemoPlan,
+  type IssueRef,
+  LABELS,
+  type LabelName,
   type PlannedIssue,
   POLICIES,
   type ProjectKey,
+  PROJECT_LABELS,
   PROJECTS,
   PROPERTIES,
   type PlannedWorklog,
@@ -40,6 +44,8 @@ export class DemoContext {
   private projectRows?: Map<string, { id: string; identifier: string; sla_policy_id: string | null }>;
   private stateRows = new Map<ProjectKey, StateView[]>();
   private propertyIds?: Record<PropertyKey, string>;
+  private labelRows = new Map<ProjectKey, Map<string, string>>();
+  private issueRows = new Map<ProjectKey, IssueView[]>();
   private matched?: Map<number, IssueView>;
   private anchor?: Date;
 
@@ -124,6 +130,33 @@ export class DemoContext {
     return this.propertyIds;
   }
 
+  /** The ids of the project's labels of these names (read once; `forgetLabels` after adding some). */
+  async labelIds(key: ProjectKey, names: readonly LabelName[]): Promise<string[]> {
+    if (!this.labelRows.has(key)) {
+      const labels = await this.api.listLabels(this.slug, (await this.project(key)).id);
+      this.labelRows.set(key, new Map(labels.map((l) => [l.name.toLowerCase(), l.id])));
+    }
+    const ids = this.labelRows.get(key)!;
+    return names.map((name) => {
+      const id = ids.get(name);
+      if (!id) throw new Error(`The demo's label "${name}" of project ${key} is missing`);
+      return id;
+    });
+  }
+
+  forgetLabels(): void {
+    this.labelRows.clear();
+  }
+
+  /** Every issue of the project by sequence id, as last read (`refresh`: read now). */
+  async issues(key: ProjectKey, refresh = false): Promise<IssueView[]> {
+    if (refresh || !this.issueRows.has(key)) {
+      const issues = (await this.api.listIssues(this.slug, (await this.project(key)).id)).sort((a, b) => a.sequence_id - b.sequence_id);
+      this.issueRows.set(key, issues);
+    }
+    return this.issueRows.get(key)!;
+  }
+
   /**
    * The existing issue of each planned one: the n-th planned issue of a name in a project is the n-th issue of that
    * name there (by sequence id). Planned issues without one are missing.
@@ -133,8 +166,7 @@ export class DemoContext {
     const matched = new Map<number, IssueView>();
     for (const { key } of PROJECTS) {
       const byName = new Map<string, IssueView[]>();
-      const issues = await this.api.listIssues(this.slug, (await this.project(key)).id);
-      for (const issue of issues.sort((a, b) => a.sequence_id - b.sequence_id)) {
+      for (const issue of await this.issues(key, true)) {
         byName.set(issue.name, [...(byName.get(issue.name) ?? []), issue]);
       }
       for (const planned of this.plan.issues.filter((i) => i.project === key)) {
@@ -145,11 +177,24 @@ export class DemoContext {
     this.matched = matched;
     return matched;
   }
+
+  /** The existing issues of the sub-issue trees by name (the first of each name in its project), as last read. */
+  async treeIssues(refresh = false): Promise<Map<string, IssueView>> {
+    const found = new Map<string, IssueView>();
+    for (const { key } of PROJECTS) {
+      const names = new Set(this.plan.subIssues.filter((s) => s.project === key).map((s) => s.name));
+      for (const issue of await this.issues(key, refresh)) if (names.has(issue.name) && !found.has(issue.name)) found.set(issue.name, issue);
+    }
+    return found;
+  }
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Creates what is missing of the planned issues `from` .. `to` (exclusive): the issue, its custom values, its comment. */
+/**
+ * Creates what is missing of the planned issues `from` .. `to` (exclusive): the issue (with its labels), its custom
+ * values, its comment; an existing issue without labels (a demo made before they existed) gets its planned ones.
+ */
 async function completeIssues(ctx: DemoContext, from: number, to: number): Promise<string[]> {
   const { api, slug } = ctx;
   const existing = await ctx.existingIssues(true);
@@ -157,8 +202,10 @@ async function completeIssues(ctx: DemoContext, from: number, to: number): Promi
   let created = 0;
   let values = 0;
   let comments = 0;
+  let labelled = 0;
   for (const planned of ctx.plan.issues.slice(from, to)) {
     const project = await ctx.project(planned.project);
+    const labelIds = await ctx.labelIds(planned.project, planned.labels);
     let issue = existing.get(planned.index);
     const isNew = !issue;
     if (!issue) {
@@ -167,10 +214,16 @@ async function completeIssues(ctx: DemoContext, from: number, to: number): Promi
         name: planned.name,
         priority: planned.priority,
         state_id: await ctx.stateId(planned.project, planned.state),
+        ...(labelIds.length ? { label_ids: labelIds } : {}),
         ...(await ctx.planningOf(planned)),
       });
       existing.set(planned.index, issue);
       created++;
+      if (labelIds.length) labelled++;
+    } else if (labelIds.length && issue.label_ids.length === 0) {
+      await ctx.at(planned.offsetMs + 3 * MINUTE);
+      issue = await api.updateIssue(slug, project.id, issue.id, { label_ids: labelIds });
+      labelled++;
     }
     // A new issue has nothing yet; an existing one is checked (a run may have stopped between its parts).
     const plannedValues = Object.entries(planned.values) as [PropertyKey, unknown][];
@@ -191,7 +244,9 @@ async function completeIssues(ctx: DemoContext, from: number, to: number): Promi
       comments++;
     }
   }
-  return created || values || comments ? [`${plural(created, 'issue')}, ${plural(values, 'custom value')}, ${plural(comments, 'comment')}`] : [];
+  return created || values || comments || labelled
+    ? [`${plural(created, 'issue')}, ${plural(values, 'custom value')}, ${plural(comments, 'comment')}, labels on ${plural(labelled, 'issue')}`]
+    : [];
 }
 
 async function ensureBaseline(ctx: DemoContext, index: 0 | 1): Promise<string[]> {
@@ -313,6 +368,93 @@ async function completeWorklogs(ctx: DemoContext): Promise<string[]> {
     }
   }
   return added ? [`${plural(added, 'worklog')} (${Math.round(minutes / 60)} hours) by ${DEMO_LOGGERS.length} people over the past weeks`] : [];
+}
+
+/** The labels of each project (contract 24.1), by name, with their colours. */
+async function ensureLabels(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const added: string[] = [];
+  for (const { key, name } of PROJECTS) {
+    const projectId = (await ctx.project(key)).id;
+    // Names are unique ignoring case: a "Bug" someone made is the demo's "bug".
+    const have = new Set((await api.listLabels(slug, projectId)).map((l) => l.name.toLowerCase()));
+    const missing = PROJECT_LABELS[key].filter((label) => !have.has(label));
+    for (const label of missing) await api.createLabel(slug, projectId, { name: label, ...LABELS[label] });
+    if (missing.length) added.push(`${plural(missing.length, 'label')} of ${name} (${missing.join(', ')})`);
+  }
+  ctx.forgetLabels();
+  return added;
+}
+
+/**
+ * The sub-issue trees (contract 24.2): each issue created under its parent, in its state and with its labels, at its
+ * instant of the second sprint. An issue found without its parent or its labels gets them.
+ */
+async function subIssueTrees(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const existing = await ctx.treeIssues(true);
+  let created = 0;
+  let completed = 0;
+  let mended = 0;
+  for (const planned of ctx.plan.subIssues) {
+    const project = await ctx.project(planned.project);
+    const labelIds = await ctx.labelIds(planned.project, planned.labels);
+    // Parents come first in the plan: a parent is found or was just created.
+    const parentId = planned.parent === null ? null : existing.get(planned.parent)!.id;
+    const issue = existing.get(planned.name);
+    if (!issue) {
+      await ctx.at(planned.offsetMs);
+      const made = await api.createIssue(slug, project.id, {
+        name: planned.name,
+        priority: planned.priority,
+        state_id: await ctx.stateId(planned.project, planned.state),
+        ...(labelIds.length ? { label_ids: labelIds } : {}),
+        ...(parentId ? { parent_id: parentId } : {}),
+      });
+      existing.set(planned.name, made);
+      created++;
+      if (planned.state === 'completed') completed++;
+      continue;
+    }
+    const patch = {
+      ...(parentId && issue.parent_id === null ? { parent_id: parentId } : {}),
+      ...(labelIds.length && issue.label_ids.length === 0 ? { label_ids: labelIds } : {}),
+    };
+    if (Object.keys(patch).length === 0) continue;
+    await ctx.at(planned.offsetMs + MINUTE);
+    existing.set(planned.name, await api.updateIssue(slug, project.id, issue.id, patch));
+    mended++;
+  }
+  const trees = ctx.plan.subIssues.filter((s) => s.parent === null).length;
+  const added: string[] = [];
+  if (created) added.push(`${plural(created, 'issue')} in ${trees} sub-issue trees, ${completed} of them completed`);
+  if (mended) added.push(`parents or labels set on ${plural(mended, 'issue')}`);
+  return added;
+}
+
+/** The relations (contract 24.3): a pair already related, whichever way and of whatever type, is left as it is. */
+async function relateIssues(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const planned = await ctx.existingIssues(true);
+  // The lists were just read: the trees' issues are found in them.
+  const trees = await ctx.treeIssues();
+  const resolve = async (ref: IssueRef) => {
+    const [issue, key] =
+      'planned' in ref
+        ? [planned.get(ref.planned), ctx.plan.issues[ref.planned]!.project]
+        : [trees.get(ref.tree), ctx.plan.subIssues.find((s) => s.name === ref.tree)!.project];
+    if (!issue) throw new Error(`The demo's issue "${'planned' in ref ? ctx.plan.issues[ref.planned]!.name : ref.tree}" is missing`);
+    return { issue, key, projectId: (await ctx.project(key)).id, label: `${key}-${issue.sequence_id}` };
+  };
+  const added: string[] = [];
+  for (const relation of ctx.plan.relations) {
+    const [from, to] = [await resolve(relation.from), await resolve(relation.to)];
+    if ((await api.listRelations(slug, from.projectId, from.issue.id)).some((r) => r.issue.id === to.issue.id)) continue;
+    await ctx.at(relation.offsetMs);
+    await api.createRelation(slug, from.projectId, from.issue.id, { type: relation.type, issue_id: to.issue.id });
+    added.push(`${from.label} ${relation.type.replace('_', ' ')} ${to.label}`);
+  }
+  return added;
 }
 
 const laterOf = (planned: PlannedIssue) => planned.later!;
@@ -497,6 +639,7 @@ export const DEMO_STEPS: DemoStep[] = [
       return added;
     },
   },
+  { name: 'labels', run: ensureLabels },
   { name: 'delivery history', run: deliveryHistory },
   { name: 'issues, first sprint', run: (ctx) => completeIssues(ctx, 0, ctx.plan.firstHalf) },
   { name: BASELINES[0], run: (ctx) => ensureBaseline(ctx, 0) },
@@ -527,6 +670,8 @@ export const DEMO_STEPS: DemoStep[] = [
   },
   { name: 'schedule slips', run: slipSchedule },
   { name: 'issues, second sprint', run: (ctx) => completeIssues(ctx, ctx.plan.firstHalf, ctx.plan.issues.length) },
+  { name: 'sub-issues', run: subIssueTrees },
+  { name: 'relations', run: relateIssues },
   { name: 'dates and estimates', run: completePlanning },
   { name: 'worklogs', run: completeWorklogs },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },
