@@ -174,14 +174,14 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
 
     // The child names its parent; another issue gets the same parent from its page.
     await panel.getByRole('link', { name: 'WEB-6' }).click();
-    await page.getByText('Sub-issue of').waitFor();
-    expect(await page.getByRole('link', { name: 'WEB-1 Login page' }).count()).toBe(1);
+    await page.getByRole('region', { name: 'Parent' }).getByText('Sub-issue of').waitFor();
+    expect(await page.getByRole('region', { name: 'Parent' }).getByRole('link', { name: 'WEB-1 Login page' }).count()).toBe(1);
     await page.goto(h.app(issuePath('Reset password')));
     await page.getByText('No parent: a top-level issue.').waitFor();
     const patched = saved(page, 'PATCH', `/issues/${issues['Reset password']}/`);
     await page.getByLabel('Parent issue').selectOption({ label: 'WEB-1 Login page' });
     expect((await patched).status()).toBe(200);
-    await page.getByRole('link', { name: 'WEB-1 Login page' }).waitFor();
+    await page.getByRole('region', { name: 'Parent' }).getByRole('link', { name: 'WEB-1 Login page' }).waitFor();
     expect((await issue('Reset password')).parent_id).toBe(issues['Login page']);
     await page.locator('ol.history li', { hasText: 'made it a sub-issue of WEB-1 Login page' }).waitFor();
     expect((await issue('Login page')).sub_issues).toEqual({ total: 3, completed: 1 });

@@ -50,14 +50,14 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
             <LabelChips ids={i.label_ids} labels={labels.data} />
             {i.description ? <p class="description">{i.description}</p> : null}
             <div class="grid2">
-              <div>
-                <h2>Labels</h2>
+              <section aria-labelledby="labels-h">
+                <h2 id="labels-h">Labels</h2>
                 <IssueLabels slug={slug} projectId={projectId} issue={i} labels={labels.data} onSaved={planned} />
-              </div>
-              <div>
-                <h2>Parent</h2>
+              </section>
+              <section aria-labelledby="parent-h">
+                <h2 id="parent-h">Parent</h2>
                 <ParentPicker slug={slug} issue={i} identifier={identifier} onSaved={planned} />
-              </div>
+              </section>
             </div>
             <div class="grid2">
               <section aria-labelledby="sub-issues-h">
