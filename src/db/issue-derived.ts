@@ -8,11 +8,11 @@ import { sql } from 'kysely';
  */
 export const derivedColumns = (t: 'i' | 'issues') => {
   const id = sql.ref(`${t}.id`);
+  const ws = sql.ref(`${t}.workspace_id`);
   return [
-    sql<[number, number]>`(SELECT ARRAY[count(*), count(*) FILTER (WHERE c.state_group = 'completed')]::int[] FROM issues c WHERE c.parent_id = ${id})`.as(
-      'sub_issues',
-    ),
-    sql<boolean>`EXISTS (SELECT 1 FROM issue_relations r JOIN issues b ON b.id = r.issue_id
-      WHERE r.related_issue_id = ${id} AND r.type = 'blocks' AND b.state_group NOT IN ('completed', 'cancelled'))`.as('blocked'),
+    sql<[number, number]>`(SELECT ARRAY[count(*), count(*) FILTER (WHERE c.state_group = 'completed')]::int[]
+      FROM issues c WHERE c.workspace_id = ${ws} AND c.parent_id = ${id})`.as('sub_issues'),
+    sql<boolean>`EXISTS (SELECT 1 FROM issue_relations r JOIN issues b ON b.workspace_id = r.workspace_id AND b.id = r.issue_id
+      WHERE r.workspace_id = ${ws} AND r.related_issue_id = ${id} AND r.type = 'blocks' AND b.state_group NOT IN ('completed', 'cancelled'))`.as('blocked'),
   ];
 };

@@ -71,7 +71,7 @@ ALTER TABLE issues ADD CONSTRAINT issues_parent_fkey FOREIGN KEY (workspace_id, 
   REFERENCES issues (workspace_id, id) ON DELETE SET NULL (parent_id);
 ALTER TABLE issues ADD CONSTRAINT issues_parent_not_self_check CHECK (parent_id <> id);
 -- `sub_issues {total, completed}` is counted at read from this index (index-only): exact in every snapshot.
-CREATE INDEX issues_parent_idx ON issues (parent_id, state_group) WHERE parent_id IS NOT NULL;
+CREATE INDEX issues_parent_idx ON issues (parent_id, workspace_id, state_group) WHERE parent_id IS NOT NULL;
 
 -- ---- relations ------------------------------------------------------------------------------------------------------
 
