@@ -311,4 +311,10 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
     expect(await bar.count()).toBe(0);
     expect(((await call('get', `/projects/${projectId}/issues/`)) as { total: number }).total).toBe(5);
   });
+
+  it('fits a phone: the label manager, the list and an issue page with its panels, every control labelled', async () => {
+    await h.checkPhone('core-labels', `/w/${h.slug}/p/${projectId}/labels`, (p) => p.getByRole('heading', { name: 'Labels' }).first().waitFor());
+    await h.checkPhone('core-list', listPath(), (p) => p.getByRole('link', { name: 'Login page' }).waitFor());
+    await h.checkPhone('core-issue', issuePath('Login page'), (p) => p.getByRole('region', { name: 'Relations' }).waitFor());
+  });
 });
