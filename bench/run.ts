@@ -27,6 +27,7 @@ import { benchTimeTracking } from './time-tracking.js';
 import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchCreateVsPgbench } from './create-vs-pgbench.js';
+import { runWorkItemCore, writeResults as writeWorkItemCore } from './work-item-core.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { type Db, openDatabase, openPglite } from '../src/db/database.js';
@@ -70,6 +71,9 @@ if (flag('help') || flag('h')) {
   --render                re-render latest.md and scale.svg from latest.json (no run)
   --side real|minimal     load only one side (with --profile, to see where the real endpoint's time goes)
   --profile               write a V8 CPU profile of the server to $TMPDIR/wis-bench-profiles/
+  --work-item-core        run only the work-item core benchmark (bench/work-item-core.ts: bulk edit, label list at
+                          1M issues, create with labels) and write its section of latest.md (not with --quick or
+                          --wic-only); with --keep, --profile, --wic-only bulk|labels|create
 Requires DATABASE_URL (a PostgreSQL server on which a scratch database "<db>_bench" may be created), unless --pglite-only.`);
   process.exit(0);
 }
@@ -893,6 +897,15 @@ async function main() {
     );
     process.exit(2);
   }
+  if (flag('work-item-core') && url) {
+    // The work-item core alone (contract 24): its own scratch database and server; its section of latest.md.
+    const only = opt('wic-only');
+    const result = await runWorkItemCore({ databaseUrl: url, quick, keep: cfg.keep, profile: cfg.profile, ...(only && { only }) });
+    // A smoke run or one part alone never overwrites the figures of a whole run.
+    if (!quick && !only) writeWorkItemCore(result);
+    console.log(result.markdown);
+    return;
+  }
   const started = Date.now();
   const loadStart = loadavg()
     .map((l) => l.toFixed(2))
@@ -945,6 +958,12 @@ async function main() {
     const mixed = [await runMixedLoad({ quick, log })];
     if (url && !cfg.pgliteOnly) mixed.push(await runMixedLoad({ quick, log, databaseUrl: url }));
     webhooks.push(renderMixedLoad(mixed));
+    // The work-item core (bench/work-item-core.ts): bulk edit of 500, the label list at 1M issues, create with labels.
+    if (url && !cfg.pgliteOnly && cfg.scale) {
+      const wic = await runWorkItemCore({ databaseUrl: url, quick });
+      if (name === 'latest') writeWorkItemCore(wic, false);
+      webhooks.push(wic.markdown);
+    }
     // Invoice PDFs through the service (bench/invoice-pdf.ts).
     webhooks.push(await benchInvoicePdf({ quick }));
     // Automatic renewal: 10,000 subscriptions due at once, two compiled instances on PostgreSQL (bench/renewals.ts).

@@ -104,6 +104,12 @@ export interface SeedOptions {
   members: number;
   now: Date;
   label: string;
+  /**
+   * Labels per project (contract 24.1), 0 or absent for none: 0-3 per issue (35/35/20/10 %), each drawn from a Zipf
+   * distribution (s = 1) over the labels, so with 30 the most common is on about 23 % of the issues and the rarest on
+   * under 1 %. Set at insert, so the database's own triggers keep `label_issue_counts` (a row per label per chunk).
+   */
+  labels?: number;
 }
 
 export interface SeededProject {
@@ -111,6 +117,8 @@ export interface SeededProject {
   identifier: string;
   issues: number;
   properties: { severity: string; estimate: string; customer: string; due: string };
+  /** The project's labels, most common first (empty without `labels`). */
+  labels: string[];
 }
 
 const RULES: [string, number, number][] = [
@@ -130,15 +138,20 @@ const STATES: [string, string, string, boolean][] = [
 /** Issue rows of one chunk: priority mix 5/15/35/25/20 % (urgent..none); old issues mostly closed, new ones mostly open. */
 const ISSUES_SQL = `
   INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority,
-                      assignee_ids, created_by, created_at, updated_at, completed_at)
+                      assignee_ids, created_by, created_at, updated_at, completed_at, label_ids)
   SELECT gen_random_uuid(), $1, $2, x.g, 'Issue ' || x.g || ': ' || x.word || ' does not ' || x.verb, '',
          s.id, s."group", x.priority,
          CASE WHEN x.h3 % 3 = 0 THEN '{}'::uuid[] ELSE ARRAY[($7::uuid[])[1 + x.h3 % cardinality($7::uuid[])]] END,
          $3, x.created_at,
          CASE WHEN x.grp IN ('completed', 'cancelled') THEN x.created_at + x.closed_after ELSE x.created_at END,
-         CASE WHEN x.grp = 'completed' THEN x.created_at + x.closed_after END
+         CASE WHEN x.grp = 'completed' THEN x.created_at + x.closed_after END,
+         -- labels: k = 0..3 draws by the inverse of the Zipf CDF ($10, the lower bounds of the ranks), stored sorted
+         CASE WHEN cardinality($9::uuid[]) = 0 THEN '{}'::uuid[] ELSE ARRAY(
+           SELECT DISTINCT ($9::uuid[])[width_bucket((abs(hashint4(x.g * 4 + j)) % 1000000) / 1000000.0::float8, $10::float8[])]
+           FROM generate_series(1, CASE WHEN x.h4 < 35 THEN 0 WHEN x.h4 < 70 THEN 1 WHEN x.h4 < 90 THEN 2 ELSE 3 END) j
+           ORDER BY 1) END
   FROM (
-    SELECT r.g, r.h3,
+    SELECT r.g, r.h3, abs(hashint4(r.g + 15485863)) % 100 AS h4,
       $6::timestamptz - interval '90 days' + (r.g::float8 / $8::int) * interval '90 days' AS created_at,
       (ARRAY['export', 'login', 'search', 'billing', 'sync', 'upload', 'report', 'invite'])[1 + r.h3 % 8] AS word,
       (ARRAY['work', 'load', 'save', 'finish', 'respond'])[1 + r.h2 % 5] AS verb,
@@ -217,6 +230,69 @@ const VALUES_SQL = `
   ) AS v(present, property_id, value, value_text, value_number, value_date)
   WHERE v.present AND i.project_id = $1 AND i.sequence_id BETWEEN $2 AND $3`;
 
+const LABEL_NAMES = [
+  'bug',
+  'feature',
+  'frontend',
+  'backend',
+  'ux',
+  'performance',
+  'security',
+  'docs',
+  'api',
+  'mobile',
+  'infra',
+  'billing',
+  'search',
+  'auth',
+  'onboarding',
+  'reporting',
+  'i18n',
+  'accessibility',
+  'regression',
+  'tech-debt',
+  'customer',
+  'ios',
+  'android',
+  'export',
+  'import',
+  'notifications',
+  'sso',
+  'audit',
+  'legacy',
+  'design',
+];
+
+/** `n` labels of a project as POST .../labels/ writes them, most common (by the seed's Zipf draw) first. */
+export async function insertLabels(q: Query, workspaceId: string, projectId: string, n: number, now: Date): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    const name = i < LABEL_NAMES.length ? LABEL_NAMES[i]! : `label-${i + 1}`;
+    const color = `#${((i * 0x9e3779) & 0xffffff).toString(16).padStart(6, '0')}`;
+    await q(
+      `insert into labels (id, workspace_id, project_id, name, name_key, color, description, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, '', $7, $7)`,
+      [id, workspaceId, projectId, name, name.toLowerCase(), color, now],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** Lower bounds of the ranks 1..n of a Zipf distribution with s = 1 (width_bucket's thresholds: [0, p1, p1+p2, ...]). */
+export function zipfBounds(n: number): number[] {
+  const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
+  const sum = weights.reduce((a, w) => a + w, 0);
+  const bounds: number[] = [];
+  let acc = 0;
+  for (const w of weights) {
+    bounds.push(acc);
+    acc += w / sum;
+  }
+  return bounds;
+}
+
 /** The default SLA policy of a workspace with rules for urgent..low (no rule for "none": not applicable). */
 export async function insertDefaultPolicy(q: Query, workspaceId: string, now: Date): Promise<string> {
   const id = randomUUID();
@@ -267,6 +343,8 @@ export async function seedWorkspace(q: Query, o: SeedOptions): Promise<SeededPro
         [randomUUID(), ws, projectId, name, group, color, (index + 1) * 1000, isDefault, now],
       );
     }
+    const labels = await insertLabels(q, ws, projectId, o.labels ?? 0, now);
+    const zipf = zipfBounds(labels.length);
     const props = { severity: randomUUID(), estimate: randomUUID(), customer: randomUUID(), due: randomUUID() };
     if (o.customValues) {
       const defs: [string, string, string, string[]][] = [
@@ -286,7 +364,7 @@ export async function seedWorkspace(q: Query, o: SeedOptions): Promise<SeededPro
     for (let from = 1; from <= plan.issues; from += CHUNK) {
       const to = Math.min(plan.issues, from + CHUNK - 1);
       const n = to - from + 1;
-      await q(ISSUES_SQL, [ws, projectId, o.ownerId, from, to, now, members, plan.issues]);
+      await q(ISSUES_SQL, [ws, projectId, o.ownerId, from, to, now, members, plan.issues, labels, zipf]);
       bar.add(n);
       if (policyId) {
         await q(TRACKERS_SQL, [projectId, ws, policyId, from, to]);
@@ -301,7 +379,7 @@ export async function seedWorkspace(q: Query, o: SeedOptions): Promise<SeededPro
         bar.add(Math.round(n * 1.8));
       }
     }
-    out.push({ id: projectId, identifier: plan.identifier, issues: plan.issues, properties: props });
+    out.push({ id: projectId, identifier: plan.identifier, issues: plan.issues, properties: props, labels });
   }
   return out;
 }
