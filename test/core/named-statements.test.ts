@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type Executor, wrapPglite } from '../../src/db/database.js';
+import { CUSTOM_PLAN } from '../../src/db/named-statements.js';
 import { createIssue, createProject, createWorkspace } from '../helpers/factories.js';
 import { useTestApp } from '../helpers/test-app.js';
 
@@ -39,6 +40,26 @@ describe('named prepared statements (issue 28)', () => {
     });
     expect(statements.some((s) => /^\s*(begin|commit|select 1; select 2)/i.test(s))).toBe(false);
     expect(statements.some((s) => s.includes('$1::int as n'))).toBe(true);
+  });
+
+  it('runs a statement marked CUSTOM_PLAN unnamed, planned with its values each time (the label-filtered issue list)', async () => {
+    const { api, database } = ctx();
+    const ws = await createWorkspace(api);
+    const project = await createProject(api, ws);
+    const label = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/labels/`, { name: 'l' }, { token: ws.admin.token });
+    await createIssue(api, ws, project.id, { label_ids: [label.body.id] });
+    const statements = await database.db.transaction().execute(async (tx) => {
+      expect((await sql<{ n: number }>`select ${2}::int as n ${sql.raw(CUSTOM_PLAN)}`.execute(tx)).rows).toEqual([{ n: 2 }]);
+      return prepared(tx);
+    });
+    expect(statements.some((s) => s.includes(CUSTOM_PLAN))).toBe(false);
+    for (let i = 0; i < 7; i++) {
+      const res = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/?label_id=${label.body.id}&state_group=backlog`, {
+        token: ws.admin.token,
+      });
+      expect(res.body.total).toBe(1);
+    }
+    if (database.kind === 'pglite') expect((await prepared(database.db)).some((s) => s.includes('label_ids &&'))).toBe(false);
   });
 
   it('keeps two pools on one embedded session apart: each names its statements under its own prefix', async () => {

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Expression, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { derivedColumns } from '../../db/issue-derived.js';
+import { CUSTOM_PLAN } from '../../db/named-statements.js';
 import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
@@ -317,7 +318,8 @@ export function workItemsRepository() {
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
       if (filter.targetDateFrom !== undefined) q = q.where('i.target_date', '>=', filter.targetDateFrom);
       if (filter.targetDateTo !== undefined) q = q.where('i.target_date', '<=', filter.targetDateTo);
-      if (filter.labelIds?.length) q = q.where(sql<boolean>`i.label_ids && ${filter.labelIds}::uuid[]`);
+      // Planned with its values each time: one generic plan cannot serve both a common and a rare label.
+      if (filter.labelIds?.length) q = q.where(sql<boolean>`i.label_ids && ${filter.labelIds}::uuid[] ${sql.raw(CUSTOM_PLAN)}`);
       if (filter.parentIds?.length) {
         const ids = filter.parentIds.filter((id) => id !== null);
         const top = ids.length < filter.parentIds.length;
