@@ -9,13 +9,10 @@
  *    statement through a raw pool) on the real server as a child process (bench/server.ts), autocannon, interleaved
  *    rounds; target real/twin >= 0.8 as for every read of `npm run bench`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DateTime } from 'luxon';
 import pg from 'pg';
+import { type ServerChild, startServer } from './bench-server.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
@@ -23,10 +20,8 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { dayStarts } from '../src/modules/time-tracking/time-tracking.timesheet.js';
 import { insertTrial, insertUserWithToken, insertWorkspace, Progress, seedWorkspace } from './seed.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TIME_ZONE = 'Europe/Istanbul';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** time-tracking.repository timesheetCells(), the same statement (its EXPLAIN ANALYZE is part of the report). */
 const TIMESHEET_SQL = (key: string) => `
@@ -51,79 +46,6 @@ const PLANNING_SQL = `
     target_date = ($2::date + ((sequence_id * 13) % 300 - 150) + (sequence_id % 40)),
     estimate_minutes = 60 * (1 + sequence_id % 24)
   WHERE project_id = $1 AND sequence_id % 5 <> 0`;
-
-interface ServerChild {
-  base: string;
-  child: ChildProcess;
-  cpuMs(): number;
-  stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-/** The real server with the raw-SQL twins (bench/server.ts), as `npm run bench` starts it. */
-async function startServer(databaseUrl: string): Promise<ServerChild> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      JOB_INTERVAL_MS: '0',
-      API_RATE_LIMIT: '0',
-      DATABASE_URL: databaseUrl,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('the server did not come up within 60 s');
-    await sleep(200);
-  }
-  const { readFileSync } = await import('node:fs');
-  return {
-    base,
-    child,
-    cpuMs() {
-      try {
-        const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return (Number(fields[11]) + Number(fields[12])) * 10;
-      } catch {
-        return 0;
-      }
-    },
-    stop: () =>
-      new Promise<void>((ok) => {
-        if (child.exitCode !== null) return ok();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          ok();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function cannon(server: ServerChild, token: string, paths: string[], seconds: number) {
   let n = 0;

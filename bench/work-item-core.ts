@@ -19,15 +19,15 @@
  * `--work-item-core`) puts the section into bench/results/latest.md and the figures into work-item-core.json; `--render`
  * re-renders that section from the json.
  */
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { cpuMsOf, type ServerChild, startServer } from './bench-server.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/schema.js';
@@ -39,7 +39,6 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const RESULTS = join(ROOT, 'bench', 'results');
 const SECTION = '## Work-item core at scale';
 const log = (...a: unknown[]) => console.error(...a);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round1 = (v: number) => Math.round(v * 10) / 10;
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -54,35 +53,6 @@ const f2 = (v: number) => (Math.floor(v * 100) / 100).toFixed(2);
 const n0 = (v: number) => v.toLocaleString('en');
 
 // ---- the server under test and the CPU it spends ------------------------------------------------------------------
-
-interface ServerChild {
-  base: string;
-  child: ChildProcess;
-  cpuMs(): number;
-  stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-/** CPU time (user + system, ms) of one process from /proc (10 ms ticks). */
-function cpuMsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * CPU time of the PostgreSQL backends serving one database (their process title names it), per process: other
@@ -104,54 +74,6 @@ function backendsCpu(database: string): Map<number, number> {
   return out;
 }
 const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((a, [pid, ms]) => a + ms - (before.get(pid) ?? 0), 0);
-
-/** The real server with the bench-only twins (bench/server.ts), as `npm run bench` starts it; jobs off. */
-async function startServer(databaseUrl: string, profile: boolean): Promise<ServerChild> {
-  const port = await freePort();
-  const profileDir = join(tmpdir(), 'wis-bench-profiles');
-  if (profile) log(`  CPU profile of the server: ${profileDir}/ (written when it stops)`);
-  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), '--import', 'tsx', 'bench/server.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      JOB_INTERVAL_MS: '0',
-      API_RATE_LIMIT: '0',
-      DATABASE_URL: databaseUrl,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('the server did not come up within 60 s');
-    await sleep(200);
-  }
-  return {
-    base,
-    child,
-    cpuMs: () => cpuMsOf(child.pid!),
-    stop: () =>
-      new Promise<void>((ok) => {
-        if (child.exitCode !== null) return ok();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          ok();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function api<T = any>(base: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(base + path, {
