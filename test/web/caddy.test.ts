@@ -52,13 +52,23 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 
 function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.pid === undefined) return Promise.resolve();
+  // The service runs under npx/tsx in its own process group: end that group (ours alone), not a name. The group
+  // may already be gone (a child ended by a signal has a null exitCode), so a missing group is not an error.
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  };
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    // The service runs under npx/tsx in its own process group: end that group (ours alone), not a name.
-    process.kill(-child.pid!, 'SIGTERM');
-    setTimeout(() => {
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-    }, 10_000).unref();
+    const escalate = setTimeout(() => signalGroup('SIGKILL'), 10_000);
+    escalate.unref();
+    child.once('exit', () => {
+      clearTimeout(escalate);
+      resolve();
+    });
+    signalGroup('SIGTERM');
   });
 }
 
