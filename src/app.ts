@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { stdSerializers } from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle, Tx } from './db/database.js';
 import { registerAuthentication } from './http/auth.js';
@@ -63,10 +64,19 @@ const REDACT = [
   '*.hash',
 ];
 
+/**
+ * Errors are logged with pino's serializer, less what node-postgres hangs on them: the pool attaches the whole
+ * client to an idle connection's error (13-17 KB a line, every prepared statement's text included).
+ */
+function serializeError(error: Error): { [key: string]: unknown; type: string; message: string; stack: string } {
+  const { client: _client, ...rest } = stdSerializers.err(error) as unknown as { [key: string]: unknown; type: string; message: string; stack: string };
+  return rest;
+}
+
 /** The HTTP app: the services of `buildServices`, then the routes, the OpenAPI document and the console. */
 export async function buildApp({ config, database, clock = systemClock, consoleDir }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, serializers: { err: serializeError } },
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
@@ -147,7 +157,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   }
 
   registerPaymentPageAssets(app);
-  await app.register(healthRoutes, { db: database.db });
+  await app.register(healthRoutes, { db: database.db, availability: database.availability });
   // The web console at /app/ (public: it signs in through the API like any client).
   await registerConsole(app, consoleDir);
   await app.register(identityRoutes, { identity });

@@ -1,13 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PeriodicJob } from './app.js';
+import { type DatabaseAvailability, isDatabaseUnavailable } from './db/availability.js';
 import type { Metrics } from './kernel/metrics.js';
 
 /**
  * Runs each periodic job on its own interval (`main.ts`), measuring every run: runs and failures by job, duration,
  * and lag (how late a run started against its schedule: a run that overlaps the previous one is skipped and shows
  * up as lag of the next). A job never runs twice at once in one process; across instances the jobs claim their rows.
+ * While the database cannot be reached the runs are skipped (outcome `paused`), and they resume on its return: the
+ * outage is logged once by the availability, not once per job and period (contract 27.1).
  */
-export function startJobs(jobs: PeriodicJob[], defaultIntervalMs: number, metrics: Metrics, log: FastifyBaseLogger): { stop(): Promise<void> } {
+export function startJobs(
+  jobs: PeriodicJob[],
+  defaultIntervalMs: number,
+  metrics: Metrics,
+  log: FastifyBaseLogger,
+  availability?: Pick<DatabaseAvailability, 'available' | 'poolerMisconfigured'>,
+): { stop(): Promise<void> } {
   const runs = metrics.counter('job_runs_total', 'Background job runs by job and outcome', ['job', 'outcome']);
   const duration = metrics.histogram('job_duration_seconds', 'Background job run time', ['job'], [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120]);
   const lag = metrics.gauge('job_lag_seconds', 'How late the last run of a job started against its schedule', ['job']);
@@ -21,6 +30,11 @@ export function startJobs(jobs: PeriodicJob[], defaultIntervalMs: number, metric
     return setInterval(() => {
       const now = Date.now();
       if (busy) return;
+      if (availability && (!availability.available || availability.poolerMisconfigured)) {
+        runs.inc({ job: job.name, outcome: 'paused' });
+        while (due <= now) due += every;
+        return;
+      }
       busy = true;
       lag.set({ job: job.name }, Math.max(0, now - due) / 1000);
       const run = job
@@ -28,6 +42,10 @@ export function startJobs(jobs: PeriodicJob[], defaultIntervalMs: number, metric
         .then(
           () => runs.inc({ job: job.name, outcome: 'ok' }),
           (err: unknown) => {
+            if (isDatabaseUnavailable(err)) {
+              runs.inc({ job: job.name, outcome: 'paused' });
+              return;
+            }
             runs.inc({ job: job.name, outcome: 'failed' });
             log.error({ err, job: job.name }, 'periodic job failed');
           },

@@ -21,11 +21,10 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     throw error;
   }
 
-  let logDatabaseError = (error: Error) => console.error(`database connection lost: ${error.message}`);
   // The database opens and migrates (PGlite: compiling its WebAssembly, reading the cluster) while the app's modules
   // load: the two take about a second each, and start-up to /readyz has 3 s (contract 21). The app is therefore
   // imported here rather than at the top of the file.
-  const opening = openDatabase(config, (error) => logDatabaseError(error)).then(async (handle) => {
+  const opening = openDatabase(config).then(async (handle) => {
     await migrateToLatest(handle.db);
     return handle;
   });
@@ -33,10 +32,10 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   const [{ buildApp }, { startJobs }] = await Promise.all([import('./app.js'), import('./job-runner.js')]);
   const database = await opening;
   const app = await buildApp({ config, database });
-  logDatabaseError = (error) => app.log.warn({ err: error }, 'database connection lost; the pool replaces it');
+  database.availability.setLog(app.log);
   await options.beforeListen?.(app, database);
 
-  const jobs = startJobs(app.jobs, config.jobIntervalMs, app.metrics, app.log);
+  const jobs = startJobs(app.jobs, config.jobIntervalMs, app.metrics, app.log, database.availability);
 
   let closing = false;
   const shutdown = async (signal: string) => {

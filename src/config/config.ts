@@ -48,6 +48,8 @@ export interface Config {
   host: string;
   /** A postgres:// URL, or null for the embedded PGlite database in `dataDir`. */
   databaseUrl: string | null;
+  /** DATABASE_POOLER: `transaction` behind PgBouncer-like transaction poolers (unnamed statements; contract 27.2). */
+  databasePooler: 'none' | 'transaction';
   dataDir: string;
   /** PGlite's shared_buffers (PGLITE_SHARED_BUFFERS, such as `32MB`): its buffer cache, which it allocates whole. */
   pgliteSharedBuffers: string;
@@ -248,6 +250,10 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
   const databaseUrl = env.DATABASE_URL ? url('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']) : null;
+  const databasePooler = str(env, 'DATABASE_POOLER', 'none');
+  if (databasePooler !== 'none' && databasePooler !== 'transaction') {
+    throw new ConfigError(`DATABASE_POOLER must be "none" or "transaction", got "${databasePooler}"`);
+  }
   const publicBaseUrl = url('PUBLIC_BASE_URL', str(env, 'PUBLIC_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`), ['http:', 'https:']);
   const paymentProvider = str(env, 'PAYMENT_PROVIDER', 'sandbox');
   if (paymentProvider !== 'sandbox' && paymentProvider !== 'paytr') {
@@ -274,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     databaseUrl,
+    databasePooler,
     dataDir: str(env, 'DATA_DIR', './data'),
     pgliteSharedBuffers: memorySize('PGLITE_SHARED_BUFFERS', str(env, 'PGLITE_SHARED_BUFFERS', PGLITE_SHARED_BUFFERS_DEFAULT)),
     publicBaseUrl,

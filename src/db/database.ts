@@ -6,6 +6,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGLITE_TEMPLATE_DIR } from '../config/paths.js';
+import { alwaysAvailable, type DatabaseAvailability, trackAvailability } from './availability.js';
 import { type HoldObserver, watchHolds } from './holds.js';
 import { nameStatements } from './named-statements.js';
 import type { Database } from './schema.js';
@@ -24,6 +25,8 @@ export interface DatabaseHandle {
   createdFromTemplate?: boolean;
   /** Reports each connection checkout's holder and hold time (`holds.ts`); the metrics set it. */
   onHold(observer: HoldObserver): void;
+  /** Whether the database can be reached, and whether a pooler was met unannounced (contract 27). */
+  availability: DatabaseAvailability;
   close(): Promise<void>;
 }
 
@@ -34,15 +37,76 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 // date (issue start and target dates) stays the `YYYY-MM-DD` text it is: a Date would shift it by the process zone.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
-export function openPostgres(url: string, poolSize = 10, onError?: (error: Error) => void): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // An idle connection that dies (server restart, admin termination) is dropped from the pool; without this
-  // listener the 'error' event would crash the process.
-  pool.on('error', (error) => onError?.(error));
-  nameStatements(pool);
+/** How the service reaches PostgreSQL: directly (`none`), or through a transaction pooler such as PgBouncer. */
+export type PoolerMode = 'none' | 'transaction';
+
+export interface PostgresOptions {
+  poolSize?: number;
+  /** `transaction` (DATABASE_POOLER): every statement unnamed, so that any server connection can run it (27.2). */
+  pooler?: PoolerMode;
+}
+
+export function openPostgres(url: string, options: PostgresOptions | number = {}): DatabaseHandle {
+  const { poolSize = 10, pooler = 'none' } = typeof options === 'number' ? { poolSize: options } : options;
+  // connectionTimeoutMillis: a database that does not answer (a failover under way, a dropped network) fails the
+  // request with a 503 after 5 s instead of holding it; keepAlive finds a dead peer without waiting for a statement.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, keepAlive: true });
+  const probe = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 1 });
+  probe.on('error', () => undefined); // its one connection is closed after each probe; a loss there means nothing
+  const availability = trackAvailability(() => probe.query('SELECT 1'), { pooler });
+  // Every connection gets an error listener for its whole life: node-postgres emits 'error' on a connection the
+  // server closes (restart, failover, termination), and one checked out by a request had none, which ended the
+  // process (contract 27.1). The pool's own 'error' event (idle connections) is the same loss: logged once, here.
+  pool.on('connect', (client) => client.on('error', (error) => availability.connectionLost(error)));
+  pool.on('error', () => undefined);
+  if (pooler === 'none') nameStatements(pool);
+  observeErrors(pool, availability);
   const onHold = watchHolds(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', pool, onHold, close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    pool,
+    onHold,
+    availability,
+    close: async () => {
+      availability.stop();
+      await db.destroy();
+      await probe.end();
+    },
+  };
+}
+
+/**
+ * Shows the availability every failed connect and statement: a connection-level failure marks the database
+ * unavailable (503s, duties paused); a prepared-statement error behind an undeclared pooler marks that.
+ */
+function observeErrors(pool: pg.Pool, availability: DatabaseAvailability): void {
+  const wrapped = new WeakSet<object>();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    let client: pg.PoolClient;
+    try {
+      client = await connect();
+    } catch (error) {
+      availability.observe(error);
+      throw error;
+    }
+    if (wrapped.has(client)) return client;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        return result.catch((error: unknown) => {
+          availability.observe(error);
+          throw error;
+        });
+      }
+      return result;
+    };
+    return client;
+  };
 }
 
 /**
@@ -60,6 +124,7 @@ export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>):
     kind: 'pglite',
     pool,
     onHold,
+    availability: alwaysAvailable,
     close: async () => {
       await db.destroy();
       await onClose?.();
@@ -137,11 +202,15 @@ async function initdbInChild(pgdata: string): Promise<void> {
   if (exit !== 0) throw new Error(`Creating the embedded database in ${pgdata} failed (exit ${exit})`);
 }
 
-export async function openDatabase(
-  config: { databaseUrl: string | null; dataDir: string; pgliteSharedBuffers?: string },
-  onError?: (error: Error) => void,
-): Promise<DatabaseHandle> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, 10, onError) : openPglite(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers });
+export async function openDatabase(config: {
+  databaseUrl: string | null;
+  dataDir: string;
+  pgliteSharedBuffers?: string;
+  databasePooler?: PoolerMode;
+}): Promise<DatabaseHandle> {
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, { pooler: config.databasePooler ?? 'none' })
+    : openPglite(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers });
 }
 
 function isAlive(pid: number): boolean {

@@ -1,5 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable, isPoolerStatementError } from '../db/availability.js';
 import { AppError, type ErrorCode, ERROR_STATUS, type FieldError } from '../kernel/errors.js';
+import { discardBody } from './body-guards.js';
+
+/** Seconds a client is asked to wait before trying again while the database is away (27.1). */
+export const DATABASE_RETRY_AFTER_S = 2;
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -15,6 +20,7 @@ const TITLES: Record<number, string> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 interface ProblemBody {
@@ -103,15 +109,33 @@ function classify(error: FastifyError): { code: ErrorCode; detail: string; error
   return { code: 'internal', detail: 'An internal error occurred; it has been logged' };
 }
 
-function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<void> {
   if (error instanceof AppError) {
     if (error.headers) void reply.headers(error.headers);
     if (error.status >= 500) request.log.error({ err: error }, error.message);
     return sendProblem(reply, error.code, error.message, error.errors);
   }
+  // The database went away under the request (restart, failover, outage), or a pooler lost a prepared statement
+  // (logged once, with what to set, by the database's availability): try again shortly, nothing was acknowledged.
+  if (isDatabaseUnavailable(error) || isPoolerStatementError(error)) {
+    void reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
+    return sendProblem(reply, 'database_unavailable', 'The database cannot be reached at the moment; try again shortly');
+  }
   const { code, detail, errors } = classify(error);
   if (code === 'internal') request.log.error({ err: error }, 'unhandled error');
+  if (code === 'payload_too_large') return answerTooLarge(request, reply, detail);
   return sendProblem(reply, code, detail, errors);
+}
+
+/**
+ * A body over the limit: the rest of it is read and dropped first (up to 16 MiB or 5 s, `discardBody`), then the
+ * 413 goes out and the connection is closed, so a client still sending reads the answer instead of a reset.
+ * Resolves with nothing once sent, so Fastify does not send again.
+ */
+async function answerTooLarge(request: FastifyRequest, reply: FastifyReply, detail: string): Promise<void> {
+  await discardBody(request.raw, Number(request.headers['content-length']));
+  void reply.header('connection', 'close');
+  sendProblem(reply, 'payload_too_large', detail);
 }
 
 /**

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   payment_provider_error: 502,
+  /** The database cannot be reached (a restart, failover or outage): the answer carries Retry-After (27.1). */
+  database_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
