@@ -87,6 +87,8 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
     trustProxy: trustProxyOption(config.trustProxy),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // The database's availability logs its outages and returns through the app's logger (contract 27.1).
+  database.availability.setLog(app.log);
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
   registerErrorHandling(app);

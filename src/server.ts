@@ -32,7 +32,6 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   const [{ buildApp }, { startJobs }] = await Promise.all([import('./app.js'), import('./job-runner.js')]);
   const database = await opening;
   const app = await buildApp({ config, database });
-  database.availability.setLog(app.log);
   await options.beforeListen?.(app, database);
 
   const jobs = startJobs(app.jobs, config.jobIntervalMs, app.metrics, app.log, database.availability);
