@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
+import { inject } from 'vitest';
 import { type DatabaseHandle, openPostgres, wrapPglite } from '../../src/db/database.js';
 import { isPgError, PG_ERROR } from '../../src/db/pg-errors.js';
 
@@ -47,12 +48,16 @@ export async function openTestDatabase(templates: { pgliteTemplate: string; post
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
       }
     }
-    const handle = openPostgres(withDb(url, name), 10);
+    // Through the suite's PgBouncer when there is one (TEST_PGBOUNCER): it keeps server connections to the database
+    // after the test's pool closes, so the drop ends them (WITH FORCE) rather than waiting for them.
+    const pooled = inject('pooledDatabaseUrl');
+    const handle = pooled ? openPostgres(withDb(pooled, name), { poolSize: 10, pooler: 'transaction' }) : openPostgres(withDb(url, name), 10);
     return {
       ...handle,
       close: async () => {
         await handle.close();
-        await dropDatabase(admin, name);
+        if (pooled) await sql.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).execute(admin.db);
+        else await dropDatabase(admin, name);
         await admin.close();
       },
     };

@@ -6,11 +6,14 @@ import type { TestProject } from 'vitest/node';
 import { openPostgres, wrapPglite } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { templateName, withDb } from './databases.js';
+import { startPgbouncer } from './pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
     postgresTemplate: string;
+    /** TEST_PGBOUNCER=transaction: a PgBouncer in transaction mode in front of DATABASE_URL's server (27.2). */
+    pooledDatabaseUrl: string;
   }
 }
 
@@ -31,7 +34,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await tpl.close();
     project.provide('postgresTemplate', template);
     project.provide('pgliteTemplate', '');
+    // The service's tests through Debian's PgBouncer in transaction mode, each test database reached through it with
+    // DATABASE_POOLER=transaction (contract 27.2); creating and dropping them stays on the direct connection.
+    const bouncer =
+      process.env.TEST_PGBOUNCER === 'transaction'
+        ? await startPgbouncer({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432), poolMode: 'transaction', poolSize: 40 })
+        : undefined;
+    project.provide('pooledDatabaseUrl', bouncer ? bouncer.url('postgres') : '');
     return async () => {
+      await bouncer?.stop();
       await sql.raw(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`).execute(admin.db);
       await admin.close();
     };
@@ -45,6 +56,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await handle.close();
   project.provide('pgliteTemplate', path);
   project.provide('postgresTemplate', '');
+  project.provide('pooledDatabaseUrl', '');
   return async () => {
     const { rm } = await import('node:fs/promises');
     await rm(path, { force: true });
