@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { findBadText } from './validation.js';
 
@@ -34,6 +35,43 @@ export function nestsDeeperThan(raw: Uint8Array, max: number = MAX_JSON_DEPTH): 
     } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) depth--;
   }
   return false;
+}
+
+/** How much of a refused body is read and dropped before the answer, and for how long at most. */
+export const DISCARD_LIMITS = { maxBytes: 16 * 1024 * 1024, maxMs: 5_000 };
+
+/**
+ * Reads and drops what is left of a request body, resolving once it has ended, the connection is gone, or a bound
+ * is reached (`announced`, the Content-Length, over `maxBytes`: at once). Fastify refuses an over-limit body as soon
+ * as the limit is crossed (or, for a Content-Length over it, before reading any) and closes the connection with its
+ * answer; a client still sending then meets a reset (EPIPE, ECONNRESET) and often never reads the 413. Answering
+ * only after the body is in lets every ordinary client read it; past the bounds, closing is the lesser harm.
+ */
+export function discardBody(stream: Readable & { complete?: boolean }, announced: number, limits = DISCARD_LIMITS): Promise<void> {
+  // `complete`: the HTTP parser has every byte of the body already, nothing is left unread on the socket.
+  if (stream.complete === true || stream.readableEnded || stream.destroyed || announced > limits.maxBytes) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onData = (chunk: Uint8Array | string) => {
+      seen += chunk.length;
+      if (seen > limits.maxBytes) finish();
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      stream.off('data', onData);
+      stream.off('end', finish);
+      stream.off('close', finish);
+      stream.off('error', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, limits.maxMs);
+    timer.unref();
+    stream.on('data', onData);
+    stream.on('end', finish);
+    stream.on('close', finish);
+    stream.on('error', finish);
+    stream.resume();
+  });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -192,8 +192,9 @@ describe('SLA reports', () => {
     await bad({ ...ok, group_by: 'year' });
     await bad({ ...ok, priority: 'none' });
     await bad({ ...ok, project_id: 'not-a-uuid' });
-    await bad({ ...ok, project_id: '0190a000-0000-7000-8000-000000000000' }, '/querystring/project_id');
-    await bad({ ...ok, policy_id: '0190a000-0000-7000-8000-000000000000' }, '/querystring/policy_id');
+    await bad({ ...ok, policy_id: 'not-a-uuid' });
+    // a bad range is named first, whatever the filters name
+    await bad({ ...ok, from: '2026-04-01', project_id: '0190a000-0000-7000-8000-000000000000' }, '/querystring/to');
     await bad({ ...ok, format: 'xml' });
     // exactly 366 days is allowed
     expect(
@@ -218,13 +219,39 @@ describe('SLA reports', () => {
     const other = await createWorkspace(api);
     const otherProject = await createProject(api, other);
     const q = { from: '2026-03-01', to: '2026-03-31', group_by: 'project' };
-    expectProblem(await api.get(reportPath(desk.ws, { ...q, project_id: otherProject.id }), { token: desk.ws.admin.token }), 400, 'validation_failed');
+    expectProblem(await api.get(reportPath(desk.ws, { ...q, project_id: otherProject.id }), { token: desk.ws.admin.token }), 404, 'not_found');
     const r = await report(api, desk.ws, q);
     expect(r.rows.map((row) => row.key).sort()).toEqual([desk.project.id, secondProjectId].sort());
     expect(r.totals.response.met + r.totals.response.breached).toBe(5);
     // and the other workspace sees nothing of this one
     const empty = await report(api, other, q);
     expect(empty).toMatchObject({ time_zone: 'UTC', rows: [], totals: { response: zero, resolution: zero } });
+  });
+
+  it('answers 404 for a project_id or policy_id of another workspace, and the same 404 for one that exists nowhere', async () => {
+    const { api } = ctx();
+    const other = await createWorkspace(api);
+    const otherProject = await createProject(api, other);
+    const otherPolicy = await api.post(`/api/workspaces/${other.slug}/sla-policies/`, { name: 'Theirs', rules: RULES }, { token: other.admin.token });
+    expect(otherPolicy.status, otherPolicy.text).toBe(201);
+    const q = { from: '2026-03-01', to: '2026-03-31', group_by: 'week' };
+    const unknown = '0190a000-0000-7000-8000-000000000000';
+    const answer = async (query: Record<string, string>) => {
+      const res = await api.get(reportPath(desk.ws, { ...q, ...query }), { token: desk.ws.admin.token });
+      expectProblem(res, 404, 'not_found');
+      const { request_id: _id, ...rest } = res.body;
+      return rest;
+    };
+    // the same answer, word for word, whether the id is another workspace's or nobody's: nothing is revealed
+    const theirProject = await answer({ project_id: otherProject.id });
+    expect(await answer({ project_id: unknown })).toEqual(theirProject);
+    const theirPolicy = await answer({ policy_id: otherPolicy.body.id });
+    expect(await answer({ policy_id: unknown })).toEqual(theirPolicy);
+    // the member's answer is the admin's; CSV asks change nothing
+    expectProblem(await api.get(reportPath(desk.ws, { ...q, policy_id: otherPolicy.body.id }), { token: desk.member.token }), 404, 'not_found');
+    expectProblem(await api.get(reportPath(desk.ws, { ...q, project_id: otherProject.id, format: 'csv' }), { token: desk.ws.admin.token }), 404, 'not_found');
+    // and the other workspace reads its own with them
+    expect((await report(api, other, { ...q, project_id: otherProject.id, policy_id: otherPolicy.body.id })).totals.response).toEqual(zero);
   });
 
   it('takes a met resolution out of the report when the issue is reopened, and counts it again when resolved', async () => {

@@ -228,7 +228,7 @@ describe('POST /api/workspaces/{slug}/sla-policies/simulate/', () => {
       expectProblem(await api.post(simulatePath(s.ws), body(s.day)), 401, 'unauthenticated');
     });
 
-    it('replays only its own workspace, and refuses another workspace project or calendar', async () => {
+    it("replays only its own workspace: another workspace's project is 404, its calendar 400 as on create", async () => {
       const { api } = ctx();
       const other: WorkspaceFixture = await createWorkspace(api);
       await createPolicy(api, other, { is_default: true });
@@ -242,8 +242,8 @@ describe('POST /api/workspaces/{slug}/sla-policies/simulate/', () => {
       expect((await simulate(api, s.ws, body(s.day))).issues).toBe(3);
       expect((await simulate(api, other, body(dayOf(ctx().clock.now())))).issues).toBe(1);
       const bad = await api.post(simulatePath(s.ws), body(s.day, STANDARD_RULES, { project_id: otherProject.id }), { token: s.ws.admin.token });
-      expectProblem(bad, 400, 'validation_failed');
-      expect(bad.body.errors[0].path).toBe('/project_id');
+      expectProblem(bad, 404, 'not_found');
+      // The draft is validated as a policy body (20.2), and a policy naming another workspace's calendar is 400 (11.2).
       const badCalendar = await api.post(
         simulatePath(s.ws),
         { ...body(s.day), policy: { rules: STANDARD_RULES, calendar_id: calendar.body.id } },
@@ -251,6 +251,37 @@ describe('POST /api/workspaces/{slug}/sla-policies/simulate/', () => {
       );
       expectProblem(badCalendar, 400, 'validation_failed');
       expect(badCalendar.body.errors[0].path).toBe('/policy/calendar_id');
+      const created = await api.post(
+        `/api/workspaces/${s.ws.slug}/sla-policies/`,
+        { name: 'With their calendar', rules: STANDARD_RULES, calendar_id: calendar.body.id },
+        { token: s.ws.admin.token },
+      );
+      expectProblem(created, 400, 'validation_failed');
+      expect(created.body.errors[0].path).toBe('/calendar_id');
+    });
+
+    it('answers the same 404 for a project_id of another workspace and for one that exists nowhere', async () => {
+      const { api } = ctx();
+      const other = await createWorkspace(api);
+      const otherProject = await createProject(api, other);
+      const answer = async (projectId: string) => {
+        const res = await api.post(simulatePath(s.ws), body(s.day, STANDARD_RULES, { project_id: projectId }), { token: s.ws.admin.token });
+        expectProblem(res, 404, 'not_found');
+        const { request_id: _id, ...rest } = res.body;
+        return rest;
+      };
+      // word for word the same: nothing is revealed about the other workspace
+      expect(await answer('0195f0c4-0000-7000-8000-000000000000')).toEqual(await answer(otherProject.id));
+      // a bad draft or range is named first (400), whatever the project
+      const badRange = await api.post(
+        simulatePath(s.ws),
+        { ...body(s.day, STANDARD_RULES, { project_id: otherProject.id }), from: '2026-01-16', to: '2026-01-15' },
+        { token: s.ws.admin.token },
+      );
+      expectProblem(badRange, 400, 'validation_failed');
+      // the other workspace simulates on its own project
+      await createPolicy(api, other, { is_default: true });
+      expect((await simulate(api, other, body(dayOf(ctx().clock.now()), STANDARD_RULES, { project_id: otherProject.id }))).issues).toBe(0);
     });
   });
 

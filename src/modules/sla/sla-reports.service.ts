@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, notFound } from '../../kernel/errors.js';
 import type { IdentityService } from '../identity/index.js';
 import type { CompiledCalendar } from './sla.clock.js';
 import { pausesOf, type TrackerFacts } from './sla.targets.js';
@@ -34,13 +34,11 @@ export function createSlaReportsService({ db, repo, identity }: SlaReportsDeps) 
       // Admins and members: a guest reads trackers, not the team's record.
       const ws = await identity.access(actor, slug, 'write_items');
       const errors = validateRange(query.from, query.to);
-      if (query.project_id !== undefined && !(await repo.projectExists(db, ws.workspaceId, query.project_id))) {
-        errors.push({ path: '/querystring/project_id', message: 'is not a project of this workspace' });
-      }
-      if (query.policy_id !== undefined && !(await repo.policyExists(db, ws.workspaceId, query.policy_id))) {
-        errors.push({ path: '/querystring/policy_id', message: 'is not an SLA policy of this workspace' });
-      }
       if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
+      // A filter naming a project or policy that is not this workspace's (unknown, or another workspace's: the same
+      // answer, so nothing is revealed) is a 404, as for any resource of another workspace (contract 2).
+      if (query.project_id !== undefined && !(await repo.projectExists(db, ws.workspaceId, query.project_id))) throw notFound('Project');
+      if (query.policy_id !== undefined && !(await repo.policyExists(db, ws.workspaceId, query.policy_id))) throw notFound('SLA policy');
 
       const timeZone = await repo.workspaceTimeZone(db, ws.workspaceId);
       const periods = reportPeriods(query.from, query.to, timeZone, query.group_by);

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Clock } from '../../kernel/clock.js';
-import { AppError, invalid } from '../../kernel/errors.js';
+import { AppError, invalid, notFound } from '../../kernel/errors.js';
 import type { Priority } from '../../kernel/events.js';
 import type { IdentityService } from '../identity/index.js';
 import { isDate } from './sla.calendar.js';
@@ -75,9 +75,11 @@ export function createSlaSimulationService({ db, repo, clock, identity }: SlaSim
           if (calendarId && !(await repo.calendarExists(tx, ws.workspaceId, calendarId))) {
             throw invalid('/policy/calendar_id', 'is not an SLA calendar of this workspace');
           }
-          const projectId = input.project_id ?? null;
-          if (projectId && !(await repo.projectExists(tx, ws.workspaceId, projectId))) throw invalid('/project_id', 'is not a project of this workspace');
           const range = rangeOf(input.from, input.to, await repo.workspaceTimeZone(tx, ws.workspaceId));
+          const projectId = input.project_id ?? null;
+          // Unknown or another workspace's project: 404, one answer for both (contract 2). The draft's calendar stays
+          // a 400 above: the policy is validated as for create, where another workspace's calendar is 400 (11.2).
+          if (projectId && !(await repo.projectExists(tx, ws.workspaceId, projectId))) throw notFound('Project');
           const scope: SimScope = { workspaceId: ws.workspaceId, from: range.start, to: range.end, projectId };
           const count = await repo.countIssues(tx, scope);
           if (count > MAX_SIMULATION_ISSUES) {
