@@ -71,14 +71,13 @@ export function createSlaSimulationService({ db, repo, clock, identity }: SlaSim
         .setIsolationLevel('repeatable read')
         .setAccessMode('read only')
         .execute(async (tx) => {
+          // Unknown or another workspace's calendar or project named in the simulation: 404, one answer for both
+          // (contract 2, as the outside checks read it). A stored policy's calendar stays a 400 on create (11.2): there
+          // it is a field of the resource being written, here a resource the request reads.
           const calendarId = input.policy.calendar_id ?? null;
-          if (calendarId && !(await repo.calendarExists(tx, ws.workspaceId, calendarId))) {
-            throw invalid('/policy/calendar_id', 'is not an SLA calendar of this workspace');
-          }
+          if (calendarId && !(await repo.calendarExists(tx, ws.workspaceId, calendarId))) throw notFound('SLA calendar');
           const range = rangeOf(input.from, input.to, await repo.workspaceTimeZone(tx, ws.workspaceId));
           const projectId = input.project_id ?? null;
-          // Unknown or another workspace's project: 404, one answer for both (contract 2). The draft's calendar stays
-          // a 400 above: the policy is validated as for create, where another workspace's calendar is 400 (11.2).
           if (projectId && !(await repo.projectExists(tx, ws.workspaceId, projectId))) throw notFound('Project');
           const scope: SimScope = { workspaceId: ws.workspaceId, from: range.start, to: range.end, projectId };
           const count = await repo.countIssues(tx, scope);
