@@ -12,6 +12,7 @@ import { createMetrics, type PromMetrics, registerMetrics } from './http/metrics
 import { registerOpenApi } from './http/openapi.js';
 import { registerPaymentPageAssets } from './http/payment-page.js';
 import { registerRateLimits } from './http/rate-limit.js';
+import { registerReadRouting } from './http/read-routing.js';
 import { registerSecurityHeaders, trustProxyOption } from './http/security-headers.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './kernel/clock.js';
@@ -137,6 +138,13 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
 
   // Before any route: swagger only sees routes registered after it, and the auth hook must cover them all.
   registerAuthentication(app, identity.resolveToken);
+  if (database.replicas) {
+    registerReadRouting(app, database.replicas);
+    database.replicas.setLog(app.log);
+    const reads = metrics.counter('db_reads_total', 'Requests that tolerate a replica, by where their reads went', ['target']);
+    const lag = metrics.gauge('db_replica_lag_seconds', "How far each replica's replay is behind the primary's WAL, in seconds (-1: failing)", ['replica']);
+    database.replicas.setMetrics({ read: (target) => reads.inc({ target }), lag: (replica, seconds) => lag.set({ replica }, seconds) });
+  }
   await registerOpenApi(app, config.publicBaseUrl);
 
   await app.register(slaRoutes, { sla });

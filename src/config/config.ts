@@ -50,6 +50,10 @@ export interface Config {
   databaseUrl: string | null;
   /** DATABASE_POOLER: `transaction` behind PgBouncer-like transaction poolers (unnamed statements; contract 27.2). */
   databasePooler: 'none' | 'transaction';
+  /** DATABASE_REPLICA_URLS: streaming replicas for the reads that tolerate one (contract 27.3); empty: none. */
+  databaseReplicaUrls: string[];
+  /** REPLICA_MAX_LAG_S: a replica whose replay is further behind the primary than this is skipped. */
+  replicaMaxLagS: number;
   dataDir: string;
   /** PGlite's shared_buffers (PGLITE_SHARED_BUFFERS, such as `32MB`): its buffer cache, which it allocates whole. */
   pgliteSharedBuffers: string;
@@ -254,6 +258,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (databasePooler !== 'none' && databasePooler !== 'transaction') {
     throw new ConfigError(`DATABASE_POOLER must be "none" or "transaction", got "${databasePooler}"`);
   }
+  const databaseReplicaUrls = (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u) => url('DATABASE_REPLICA_URLS', u, ['postgres:', 'postgresql:']));
+  if (databaseReplicaUrls.length > 0 && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the embedded database has no replicas)');
   const publicBaseUrl = url('PUBLIC_BASE_URL', str(env, 'PUBLIC_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`), ['http:', 'https:']);
   const paymentProvider = str(env, 'PAYMENT_PROVIDER', 'sandbox');
   if (paymentProvider !== 'sandbox' && paymentProvider !== 'paytr') {
@@ -281,6 +291,8 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     databasePooler,
+    databaseReplicaUrls,
+    replicaMaxLagS: int(env, 'REPLICA_MAX_LAG_S', 5, 1, 3_600),
     dataDir: str(env, 'DATA_DIR', './data'),
     pgliteSharedBuffers: memorySize('PGLITE_SHARED_BUFFERS', str(env, 'PGLITE_SHARED_BUFFERS', PGLITE_SHARED_BUFFERS_DEFAULT)),
     publicBaseUrl,

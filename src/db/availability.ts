@@ -61,9 +61,15 @@ export function isPoolerStatementError(error: unknown): boolean {
   return code !== undefined && POOLER_CODES.has(code);
 }
 
-/** One short line for a database error: its code and message, never the client object pg attaches. */
+/**
+ * One short line for a database error: its code and message, never the client object pg attaches. node-postgres
+ * gives a connection closed under it ("Connection terminated unexpectedly") no code: it is logged as SQLSTATE 08006,
+ * connection_failure, which is what it is.
+ */
 export function describeDatabaseError(error: unknown): { code: string; message: string } {
-  return { code: codeOf(error) ?? 'unknown', message: error instanceof Error ? error.message : String(error) };
+  const message = error instanceof Error ? error.message : String(error);
+  const code = codeOf(error) ?? (isDatabaseUnavailable(error) ? '08006' : 'unknown');
+  return { code, message };
 }
 
 export interface AvailabilityLog {

@@ -9,6 +9,7 @@ import { PGLITE_TEMPLATE_DIR } from '../config/paths.js';
 import { alwaysAvailable, type DatabaseAvailability, trackAvailability } from './availability.js';
 import { type HoldObserver, watchHolds } from './holds.js';
 import { nameStatements } from './named-statements.js';
+import { type ReplicaRouting, routeReads } from './replicas.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -27,6 +28,8 @@ export interface DatabaseHandle {
   onHold(observer: HoldObserver): void;
   /** Whether the database can be reached, and whether a pooler was met unannounced (contract 27). */
   availability: DatabaseAvailability;
+  /** DATABASE_REPLICA_URLS: where reads that tolerate a replica go (27.3); unset without replicas. */
+  replicas?: ReplicaRouting;
   close(): Promise<void>;
 }
 
@@ -44,10 +47,13 @@ export interface PostgresOptions {
   poolSize?: number;
   /** `transaction` (DATABASE_POOLER): every statement unnamed, so that any server connection can run it (27.2). */
   pooler?: PoolerMode;
+  /** Read replicas (DATABASE_REPLICA_URLS) and the replay lag over which one is skipped (REPLICA_MAX_LAG_S). */
+  replicaUrls?: string[];
+  replicaMaxLagS?: number;
 }
 
 export function openPostgres(url: string, options: PostgresOptions | number = {}): DatabaseHandle {
-  const { poolSize = 10, pooler = 'none' } = typeof options === 'number' ? { poolSize: options } : options;
+  const { poolSize = 10, pooler = 'none', replicaUrls = [], replicaMaxLagS = 5 } = typeof options === 'number' ? { poolSize: options } : options;
   // connectionTimeoutMillis: a database that does not answer (a failover under way, a dropped network) fails the
   // request with a 503 after 5 s instead of holding it; keepAlive finds a dead peer without waiting for a statement.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, keepAlive: true });
@@ -62,15 +68,18 @@ export function openPostgres(url: string, options: PostgresOptions | number = {}
   if (pooler === 'none') nameStatements(pool);
   observeErrors(pool, availability);
   const onHold = watchHolds(pool);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const replicas = replicaUrls.length > 0 ? routeReads(pool, replicaUrls, { maxLagS: replicaMaxLagS, pooler, poolSize }) : undefined;
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicas?.pool ?? pool }) });
   return {
     db,
     kind: 'postgres',
     pool,
     onHold,
     availability,
+    ...(replicas ? { replicas } : {}),
     close: async () => {
       availability.stop();
+      await replicas?.close();
       await db.destroy();
       await probe.end();
     },
@@ -207,9 +216,15 @@ export async function openDatabase(config: {
   dataDir: string;
   pgliteSharedBuffers?: string;
   databasePooler?: PoolerMode;
+  databaseReplicaUrls?: string[];
+  replicaMaxLagS?: number;
 }): Promise<DatabaseHandle> {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl, { pooler: config.databasePooler ?? 'none' })
+    ? openPostgres(config.databaseUrl, {
+        pooler: config.databasePooler ?? 'none',
+        replicaUrls: config.databaseReplicaUrls ?? [],
+        replicaMaxLagS: config.replicaMaxLagS ?? 5,
+      })
     : openPglite(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers });
 }
 

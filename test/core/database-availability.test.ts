@@ -6,7 +6,9 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDatabaseError, isDatabaseUnavailable, isPoolerStatementError, trackAvailability } from '../../src/db/availability.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { openPostgres } from '../../src/db/database.js';
+import { lagSeconds, parseLsn } from '../../src/db/replicas.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { startJobs } from '../../src/job-runner.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -130,5 +132,41 @@ describe('a service whose database does not accept connections', () => {
     expect((await fetch(`${ctx.url}/readyz`)).status).toBe(503);
     expect((await fetch(`${ctx.url}/healthz`)).status).toBe(200);
     expect(ctx.database.availability.available).toBe(false);
+  });
+});
+
+describe('read replicas: positions, lag and configuration', () => {
+  it('reads pg_lsn text as one number', () => {
+    expect(parseLsn('0/0')).toBe(0n);
+    expect(parseLsn('0/16B3748')).toBe(0x16b3748n);
+    expect(parseLsn('1/0')).toBe(1n << 32n);
+    expect(parseLsn('A/FF') > parseLsn('9/FFFFFFFF')).toBe(true);
+    expect(parseLsn(null)).toBe(0n);
+  });
+
+  it("measures lag by WAL position: 0 when caught up (an idle primary), else since the primary passed the replica's replay", () => {
+    const samples = [
+      { at: 1_000, lsn: 100n },
+      { at: 2_000, lsn: 200n },
+      { at: 3_000, lsn: 300n },
+    ];
+    expect(lagSeconds(samples, 300n, 60_000)).toBe(0); // idle for a minute, nothing to replay: no lag
+    expect(lagSeconds(samples, 250n, 3_500)).toBe(0.5); // the primary passed 250 at its 3 000 sample
+    expect(lagSeconds(samples, 100n, 3_500)).toBe(1.5);
+    expect(lagSeconds(samples, 50n, 3_500)).toBe(2.5); // behind every sample: at least since the oldest
+    expect(lagSeconds([], 0n, 1)).toBe(0);
+  });
+
+  it('takes DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_S, and refuses replicas without DATABASE_URL or a bad pooler', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://p/db', DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db', REPLICA_MAX_LAG_S: '2' });
+    expect(config.databaseReplicaUrls).toEqual(['postgres://r1/db', 'postgres://r2/db']);
+    expect(config.replicaMaxLagS).toBe(2);
+    expect(loadConfig({}).databaseReplicaUrls).toEqual([]);
+    expect(loadConfig({}).replicaMaxLagS).toBe(5);
+    expect(loadConfig({}).databasePooler).toBe('none');
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://r1/db' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://p/db', DATABASE_REPLICA_URLS: 'http://r1/db' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_POOLER: 'session' })).toThrow(/DATABASE_POOLER/);
+    expect(loadConfig({ DATABASE_POOLER: 'transaction' }).databasePooler).toBe('transaction');
   });
 });

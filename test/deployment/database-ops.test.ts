@@ -14,9 +14,9 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createWorkspace, type WorkspaceFixture } from '../helpers/factories.js';
+import { createIssue, createProject, createWorkspace, startProTrial, type WorkspaceFixture } from '../helpers/factories.js';
 import { apiClient } from '../helpers/http.js';
-import { available, freePort, type PgCluster, startCluster } from '../helpers/pg-cluster.js';
+import { available, freePort, makeReplica, type PgCluster, type PgReplica, startCluster } from '../helpers/pg-cluster.js';
 import { type Pgbouncer, pgbouncerAvailable, startPgbouncer } from '../helpers/pgbouncer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -283,6 +283,109 @@ describe.runIf(enabled)('the database as it runs in production (contract 27)', (
       expect(lines).toHaveLength(1);
       expect(service.child.exitCode).toBeNull();
       await service.stop();
+    }, 120_000);
+  });
+
+  describe('with a streaming replica (pg_basebackup -R)', () => {
+    let replica: PgReplica;
+    let service: Service;
+    const reads = async (target: 'primary' | 'replica') => {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      return Number(new RegExp(`db_reads_total\\{target="${target}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    };
+    const lag = async () => {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      return Number(/db_replica_lag_seconds\{replica="[^"]+"\} (-?[\d.e+-]+)/.exec(text)?.[1] ?? NaN);
+    };
+    beforeAll(async () => {
+      await createDatabase(cluster, 'replicated');
+      replica = await makeReplica(cluster);
+      service = await startService(cluster.url('replicated'), { DATABASE_REPLICA_URLS: replica.url('replicated'), REPLICA_MAX_LAG_S: '1' });
+      await waitReady(service);
+      // In use once the monitor has seen it (every 500 ms).
+      for (let i = 0; i < 100 && !((await lag()) >= 0); i++) await sleep(100);
+    }, 120_000);
+    afterAll(async () => {
+      await service?.stop();
+      await replica?.destroy();
+    }, 60_000);
+
+    it('reads a write at once, sends a reader to the replica, and moves reads off a lagging or stopped replica', async () => {
+      const api = apiClient(service.url);
+      const ws = await createWorkspace(api);
+      await startProTrial(api, ws);
+      const project = await createProject(api, ws);
+      const reader = await ws.addUser('member', 'Reader');
+      const base = `/api/workspaces/${ws.slug}`;
+
+      // Read-your-writes: a create, then at once a read of a replica route that would 404 without the write.
+      for (let i = 0; i < 30; i++) {
+        const issue = await createIssue(api, ws, project.id, { name: `ryw ${i}` });
+        const history = await api.get(`${base}/projects/${project.id}/issues/${issue.id}/history/`, { token: ws.admin.token });
+        expect(history.status, history.text).toBe(200);
+        const list = await api.get(`${base}/projects/${project.id}/issues/?per_page=100`, { token: ws.admin.token });
+        expect(list.body.results.map((x: { id: string }) => x.id)).toContain(issue.id);
+      }
+      const issue = await createIssue(api, ws, project.id, { name: 'for the routes' });
+      const baseline = await api.post(`${base}/projects/${project.id}/baselines/`, { name: 'B1' }, { token: ws.admin.token });
+      expect(baseline.status, baseline.text).toBe(201);
+      await replica.waitForReplay();
+      await sleep(1_200);
+
+      // Every replica route answers from the replica (a replica refuses writes: none of them writes).
+      const routes = [
+        `${base}/projects/${project.id}/issues/`,
+        `${base}/projects/${project.id}/issues/${issue.id}/history/`,
+        `${base}/projects/${project.id}/issues/${issue.id}/comments/`,
+        `${base}/projects/${project.id}/issues/${issue.id}/worklogs/`,
+        `${base}/timesheet/?from=2026-01-01&to=2026-01-31&group_by=user`,
+        `${base}/projects/${project.id}/forecast/`,
+        `${base}/baselines/${baseline.body.id}/deviation/`,
+        `${base}/baselines/${baseline.body.id}/changes/?kind=changed`,
+        `${base}/sla-reports/?from=2026-01-01&to=2026-01-31&group_by=priority`,
+      ];
+      const before = await reads('replica');
+      for (const path of routes) {
+        const res = await api.get(path, { token: reader.token });
+        expect(res.status, `${path} ${res.text}`).toBe(200);
+      }
+      expect(await reads('replica')).toBe(before + routes.length);
+
+      // A read-heavy load from a client that only reads: the replica's share.
+      const [r0, p0] = [await reads('replica'), await reads('primary')];
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let i = 0; i < 25; i++) await api.get(`${base}/projects/${project.id}/issues/?per_page=20`, { token: reader.token });
+        }),
+      );
+      const [r1, p1] = [await reads('replica'), await reads('primary')];
+      console.log(`replica share of 100 list reads: ${r1 - r0} replica, ${p1 - p0} primary`);
+      expect(r1 - r0).toBe(100);
+
+      // Lagging on purpose: replay paused while the primary writes. Over REPLICA_MAX_LAG_S (1 s) reads go to the primary.
+      await replica.pauseReplay();
+      await createIssue(api, ws, project.id, { name: 'while paused' });
+      for (let i = 0; i < 50 && !((await lag()) > 1); i++) await sleep(100);
+      expect(await lag()).toBeGreaterThan(1);
+      const [r2, p2] = [await reads('replica'), await reads('primary')];
+      for (let i = 0; i < 10; i++) expect((await api.get(`${base}/projects/${project.id}/issues/`, { token: reader.token })).status).toBe(200);
+      expect(await reads('replica')).toBe(r2);
+      expect(await reads('primary')).toBe(p2 + 10);
+      await replica.resumeReplay();
+      for (let i = 0; i < 50 && !((await lag()) === 0); i++) await sleep(100);
+      const r3 = await reads('replica');
+      await api.get(`${base}/projects/${project.id}/issues/`, { token: reader.token });
+      expect(await reads('replica')).toBe(r3 + 1);
+
+      // A stopped replica: reads go on from the primary, /readyz stays 200.
+      await replica.stop({ mode: 'immediate' });
+      for (let i = 0; i < 20; i++) {
+        const res = await api.get(`${base}/projects/${project.id}/issues/`, { token: reader.token });
+        expect(res.status, res.text).toBe(200);
+      }
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+      await expect.poll(lag, { timeout: 5_000, interval: 100 }).toBe(-1);
+      expect(service.log.filter((l) => l.includes('unhandled error'))).toEqual([]);
     }, 120_000);
   });
 });
