@@ -10,7 +10,9 @@
  * Slow (a 20 s outage, five service processes): runs once in `.ci/run` (RUN_DB_OPS_TEST=1), not per database.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +35,7 @@ interface Service {
 
 const services: Service[] = [];
 
-/** The real service (`src/main.ts`) in a child process, on `databaseUrl`. Resolves once it listens. */
+/** The real service (`src/main.ts`) in a child process, on `databaseUrl` (empty: the embedded database of DATA_DIR). */
 async function startService(databaseUrl: string, env: Record<string, string> = {}, readyTimeoutMs = 60_000): Promise<Service> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -388,4 +390,50 @@ describe.runIf(enabled)('the database as it runs in production (contract 27)', (
       expect(service.log.filter((l) => l.includes('unhandled error'))).toEqual([]);
     }, 120_000);
   });
+});
+
+describe.runIf(process.env.RUN_DB_OPS_TEST === '1')('the embedded database when its process is killed (27.1, section 15)', () => {
+  it('keeps every acknowledged write through kill -9 under a write load, and the next start serves on the same folder', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wis-pglite-kill-'));
+    try {
+      const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+      const first = await startService('', env);
+      await waitReady(first);
+      const api = apiClient(first.url);
+      const ws = await createWorkspace(api);
+      const project = await createProject(api, ws);
+      const acknowledged: string[] = [];
+      let writing = true;
+      const writer = (async () => {
+        for (let i = 0; writing; i++) {
+          const res = await api
+            .post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/`, { name: `kill ${i}` }, { token: ws.admin.token })
+            .catch(() => undefined);
+          if (res?.status === 201) acknowledged.push(res.body.id);
+          await sleep(20);
+        }
+      })();
+      await sleep(1_500);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      writing = false;
+      await writer;
+      expect(acknowledged.length).toBeGreaterThan(10);
+
+      const second = await startService('', env);
+      await waitReady(second);
+      const api2 = apiClient(second.url);
+      const seen = new Set<string>();
+      for (let page = 1; ; page++) {
+        const list = await api2.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/?per_page=100&page=${page}`, { token: ws.admin.token });
+        expect(list.status, list.text).toBe(200);
+        for (const issue of list.body.results as { id: string }[]) seen.add(issue.id);
+        if (list.body.results.length < 100) break;
+      }
+      expect(acknowledged.filter((id) => !seen.has(id))).toEqual([]);
+      await second.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
