@@ -40,8 +40,11 @@ export function cpuMsOf(pid: number): number {
   }
 }
 
-/** The real server with the bench-only twins (bench/server.ts), as `npm run bench` starts it; jobs off. */
-export async function startServer(databaseUrl: string, profile = false): Promise<ServerChild> {
+/**
+ * The real server with the bench-only twins (bench/server.ts), as `npm run bench` starts it; jobs off. `extraEnv` adds
+ * to (or overrides) its environment: DATABASE_POOLER, DATABASE_REPLICA_URLS, LOG_LEVEL (bench/database-ops.ts).
+ */
+export async function startServer(databaseUrl: string, profile = false, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
   const port = await freePort();
   const profileDir = join(tmpdir(), 'wis-bench-profiles');
   if (profile) log(`  CPU profile of the server: ${profileDir}/ (written when it stops)`);
@@ -56,6 +59,7 @@ export async function startServer(databaseUrl: string, profile = false): Promise
       JOB_INTERVAL_MS: '0',
       API_RATE_LIMIT: '0',
       DATABASE_URL: databaseUrl,
+      ...extraEnv,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -28,6 +28,7 @@ import { benchStartup } from './startup.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchCreateVsPgbench } from './create-vs-pgbench.js';
 import { runWorkItemCore, writeResults as writeWorkItemCore } from './work-item-core.js';
+import { runDatabaseOps } from './database-ops.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { type Db, openDatabase, openPglite } from '../src/db/database.js';
@@ -74,6 +75,9 @@ if (flag('help') || flag('h')) {
   --work-item-core        run only the work-item core benchmark (bench/work-item-core.ts: bulk edit, label list at
                           1M issues, create with labels) and write its section of latest.md (not with --quick or
                           --wic-only); with --keep, --profile, --wic-only bulk|labels|create
+  --database-ops          run only the database-operations benchmark (bench/database-ops.ts: the issue list through
+                          PgBouncer against direct, serving again after restarts, reads with a replica); writes
+                          bench/results/database-ops.md (not with --quick)
 Requires DATABASE_URL (a PostgreSQL server on which a scratch database "<db>_bench" may be created), unless --pglite-only.`);
   process.exit(0);
 }
@@ -904,6 +908,13 @@ async function main() {
     // A smoke run or one part alone never overwrites the figures of a whole run.
     if (!quick && !only) writeWorkItemCore(result);
     console.log(result.markdown);
+    return;
+  }
+  if (flag('database-ops') && url) {
+    // Database operations alone (contract 27): a scratch database, clusters of its own, PgBouncer; its own file.
+    const md = await runDatabaseOps({ databaseUrl: url, quick });
+    if (!quick) writeFileSync(join(RESULTS, 'database-ops.md'), `${md.trimEnd()}\n`);
+    console.log(md);
     return;
   }
   const started = Date.now();
