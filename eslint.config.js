@@ -5,7 +5,19 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { importCycles } from './scripts/lint/import-cycles.js';
 
-const MODULES = ['identity', 'workspaces', 'work-items', 'sla', 'custom-properties', 'baselines', 'billing', 'webhooks', 'time-tracking', 'forecast'];
+const MODULES = [
+  'identity',
+  'workspaces',
+  'work-items',
+  'sla',
+  'custom-properties',
+  'baselines',
+  'billing',
+  'webhooks',
+  'time-tracking',
+  'forecast',
+  'saved-views',
+];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */
 const layerRules = [

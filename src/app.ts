@@ -30,6 +30,7 @@ import { timeTrackingRoutes } from './modules/time-tracking/index.js';
 import { workItemsRoutes } from './modules/work-items/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
+import { savedViewsRoutes } from './modules/saved-views/index.js';
 import { type AppServices, buildServices, type PeriodicJob } from './services.js';
 
 export type { AppServices, PeriodicJob };
@@ -173,6 +174,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(identityRoutes, { identity });
   await app.register(workspacesRoutes, { workspaces });
   await app.register(workItemsRoutes, { workItems });
+  await app.register(savedViewsRoutes, { views: services.savedViews });
 
   return app;
 }

@@ -34,6 +34,7 @@ import { createOutbox, createSender, createWebhooksService, createWorker, type W
 import { createTimeTrackingService, type TimeTrackingService, timeTrackingRepository } from './modules/time-tracking/index.js';
 import { createWorkItemsService, type WorkItemsService, workItemsRepository } from './modules/work-items/index.js';
 import { createWorkspacesService, type WorkspacesService, workspacesRepository } from './modules/workspaces/index.js';
+import { createSavedViewsService, type SavedViewsService, savedViewsRepository } from './modules/saved-views/index.js';
 
 export interface AppServices {
   identity: IdentityService;
@@ -51,6 +52,7 @@ export interface AppServices {
   webhooks: WebhooksService;
   timeTracking: TimeTrackingService;
   forecast: ForecastService;
+  savedViews: SavedViewsService;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -115,6 +117,8 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const workItems = createWorkItemsService({ db, repo: workItemsRepository(), clock, events, planGate, identity, outbox });
   // Folds the label counts the database keeps (their sums never change, only how many rows hold them).
   jobs.push({ name: 'labels.counts', run: () => workItems.runLabelCounts(), intervalMs: 30_000 });
+  // Moves the changes of the kept issue counts (by state, priority, creator and assignee) into them (migration 1090).
+  jobs.push({ name: 'issues.counts', run: () => workItems.runIssueCounts(), intervalMs: 10_000 });
 
   const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);
@@ -135,6 +139,17 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   timeTracking.subscribe(events);
 
   const forecast = createForecastService({ db, repo: forecastRepository(), clock, identity, workItems });
+
+  // Saved views run the issue list (with the filters of every module registered above).
+  type ListQuery = Parameters<WorkItemsService['listIssues']>[3];
+  const savedViews = createSavedViewsService({
+    db,
+    repo: savedViewsRepository(),
+    clock,
+    identity,
+    listIssues: (actor, slug, projectId, query) =>
+      projectId === null ? workItems.listWorkspaceIssues(actor, slug, query as ListQuery) : workItems.listIssues(actor, slug, projectId, query as ListQuery),
+  });
 
   const webhooks = createWebhooksService({
     db,
@@ -223,6 +238,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       webhooks,
       timeTracking,
       forecast,
+      savedViews,
     },
     jobs,
     outbox,

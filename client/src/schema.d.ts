@@ -733,6 +733,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/issues/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Issues of every project of the workspace, newest first
+         * @description The project list across the workspace (every role that reads the workspace), with the same filters and sorts plus `project_id` (repeatable). "My issues": `assignee_id=me&state_group=unstarted&state_group=started`. Filters, each repeatable (`?state_id=a&state_id=b`) or comma-separated (`?state_id=a,b`), values ORed, filters ANDed: `state_group`, `priority`, `state_id`, `assignee_id` (UUID, `me`, `none`), `created_by` (UUID, `me`), `label_id`, `parent_id` (UUID, `none`: top-level issues); `created_from`/`updated_from` (inclusive) and `created_to`/`updated_to` (exclusive) instants; `target_date_from`/`target_date_to` dates, `overdue`. An id that names nothing (another workspace's, a deleted state's) matches nothing; a malformed value is a 400 naming the parameter. Custom property filters: `custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / `custom.<propertyId>.lte` (ranges for number and date properties). `total` is exact.
+         */
+        get: operations["listWorkspaceIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/issues/{issueId}/custom-values/{propertyId}/": {
         parameters: {
             query?: never;
@@ -950,7 +970,7 @@ export interface paths {
         };
         /**
          * Issues of the project, newest first
-         * @description Filters: `state_group` and `priority` (comma-separated lists), `label_id` and `parent_id` (repeatable or comma-separated; `parent_id=none`: top-level issues). Custom property filters: `custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / `custom.<propertyId>.lte` (ranges for number and date properties).
+         * @description Filters, each repeatable (`?state_id=a&state_id=b`) or comma-separated (`?state_id=a,b`), values ORed, filters ANDed: `state_group`, `priority`, `state_id`, `assignee_id` (UUID, `me`, `none`), `created_by` (UUID, `me`), `label_id`, `parent_id` (UUID, `none`: top-level issues); `created_from`/`updated_from` (inclusive) and `created_to`/`updated_to` (exclusive) instants; `target_date_from`/`target_date_to` dates, `overdue`. An id that names nothing (another workspace's, a deleted state's) matches nothing; a malformed value is a 400 naming the parameter. Custom property filters: `custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / `custom.<propertyId>.lte` (ranges for number and date properties). `total` is exact.
          */
         get: operations["listIssues"];
         put?: never;
@@ -1449,6 +1469,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/views/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your views and the workspace's shared views, by name */
+        get: operations["listViews"];
+        put?: never;
+        /**
+         * Save a view (admin, member)
+         * @description Filters are checked as the issue list checks them (400 naming `/filters/<key>` or `/order_by`); `project_id` must be a project of the workspace (400). Not `shared`: only you see it.
+         */
+        post: operations["createView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/views/{viewId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A view (yours, or a shared one) */
+        get: operations["getView"];
+        put?: never;
+        post?: never;
+        /** Delete a view (its owner; an admin also a shared one) */
+        delete: operations["deleteView"];
+        options?: never;
+        head?: never;
+        /** Change a view (its owner; an admin also a shared one; a member on another's shared view: 403) */
+        patch: operations["updateView"];
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/views/{viewId}/issues/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run a view: the issue list with its filters and sort (`me` is you), paginated as the list */
+        get: operations["listViewIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/webhooks/": {
         parameters: {
             query?: never;
@@ -1721,6 +1798,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     adminCreateCoupon: {
@@ -1886,6 +1986,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     adminDeleteCoupon: {
@@ -2002,6 +2125,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2193,6 +2339,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     adminReconcilePayment: {
@@ -2349,6 +2518,29 @@ export interface operations {
             };
             /** @description The payment provider failed or refused */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2613,6 +2805,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     adminListPlans: {
@@ -2703,6 +2918,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2889,6 +3127,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3097,6 +3358,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     signIn: {
@@ -3235,6 +3519,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     signOut: {
@@ -3280,6 +3587,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3488,6 +3818,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listPlans: {
@@ -3611,6 +3964,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listApiTokens: {
@@ -3672,6 +4048,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3807,6 +4206,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteApiToken: {
@@ -3901,6 +4323,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4044,6 +4489,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4215,6 +4683,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getWorkspace: {
@@ -4337,6 +4828,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteWorkspace: {
@@ -4431,6 +4945,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4607,6 +5144,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4805,6 +5365,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteBaseline: {
@@ -4924,6 +5507,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5115,6 +5721,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5561,6 +6190,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     cancelSubscription: {
@@ -5786,6 +6438,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     createCheckout: {
@@ -5956,6 +6631,29 @@ export interface operations {
             };
             /** @description The payment provider failed or refused */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6171,6 +6869,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getCreditNotePdf: {
@@ -6290,6 +7011,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6512,6 +7256,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6756,6 +7523,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getInvoicePdf: {
@@ -6896,6 +7686,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listPaymentMethods: {
@@ -7009,6 +7822,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7170,6 +8006,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     defaultPaymentMethod: {
@@ -7285,6 +8144,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7493,6 +8375,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     checkPlanChange: {
@@ -7646,6 +8551,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getBillingProfile: {
@@ -7754,6 +8682,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7921,6 +8872,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8176,6 +9150,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getSubscription: {
@@ -8325,6 +9322,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getTestClock: {
@@ -8427,6 +9447,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8637,6 +9680,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8882,6 +9948,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     validateCoupon: {
@@ -9041,6 +10130,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteCustomProperty: {
@@ -9160,6 +10272,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9403,6 +10538,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     mergeCustomPropertyOptions: {
@@ -9556,6 +10714,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getCustomPropertyUsage: {
@@ -9661,6 +10842,275 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listWorkspaceIssues: {
+        parameters: {
+            query?: {
+                /** @description Issues assigned to any of these: member UUIDs, `me` (the caller) or `none` (no assignee); an id that is not a member matches nothing. `assignee_id=me&state_group=unstarted&state_group=started`: "my issues" */
+                assignee_id?: string | string[];
+                /** @description Issues created by any of these users: UUIDs or `me` (the caller) */
+                created_by?: string | string[];
+                /** @description created_at at or after this instant (inclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the earliest */
+                created_from?: string | string[];
+                /** @description created_at before this instant (exclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the latest */
+                created_to?: string | string[];
+                /** @description Issues with any of these labels (UUIDs) */
+                label_id?: string | string[];
+                /** @description Items to skip, 0..2147483647 (default 0) */
+                offset?: number;
+                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way. A custom property belongs to one project: the other projects' issues have no value and come last. Ties newest first (created_at, then id, descending). Default: newest first. */
+                order_by?: string;
+                /** @description true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue */
+                overdue?: boolean;
+                /** @description Children of any of these issues (UUIDs); `none`: top-level issues */
+                parent_id?: string | string[];
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+                /** @description Issues of any of these priorities: urgent, high, medium, low, none */
+                priority?: string | string[];
+                /** @description Issues of any of these projects of the workspace (UUIDs); another workspace's project matches nothing */
+                project_id?: string | string[];
+                /** @description Issues in any of these state groups: backlog, unstarted, started, completed, cancelled */
+                state_group?: string | string[];
+                /** @description Issues in any of these states (UUIDs); a state of another project or workspace matches nothing */
+                state_id?: string | string[];
+                /** @description target_date on or after this date (YYYY-MM-DD) */
+                target_date_from?: string;
+                /** @description target_date on or before this date (YYYY-MM-DD) */
+                target_date_to?: string;
+                /** @description updated_at at or after this instant (inclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the earliest */
+                updated_from?: string | string[];
+                /** @description updated_at before this instant (exclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the latest */
+                updated_to?: string | string[];
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            assignee_ids: string[];
+                            /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                            blocked: boolean;
+                            completed_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            description: string;
+                            /** @description The original estimate */
+                            estimate_minutes: number | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description Labels of the issue's project, sorted */
+                            label_ids: string[];
+                            name: string;
+                            /** @description The parent issue (same project), or null */
+                            parent_id: string | null;
+                            /** @enum {unknown} */
+                            priority: "urgent" | "high" | "medium" | "low" | "none";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                            remaining_minutes: number | null;
+                            /** @description 1, 2, ... within the project */
+                            sequence_id: number;
+                            start_date: string | null;
+                            /** @enum {unknown} */
+                            state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            state_id: string;
+                            /** @description Direct children (read-only) */
+                            sub_issues: {
+                                /** @description Children in a state of the completed group */
+                                completed: number;
+                                total: number;
+                            };
+                            target_date: string | null;
+                            /** @description The sum of the issue's worklogs (read-only) */
+                            time_spent_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            workspace_id: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9849,6 +11299,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getIssueSla: {
@@ -10013,6 +11486,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listMembers: {
@@ -10102,6 +11598,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10337,6 +11856,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     removeMember: {
@@ -10479,6 +12021,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10691,6 +12256,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listProjects: {
@@ -10793,6 +12381,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11039,6 +12650,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getProject: {
@@ -11187,6 +12821,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteProject: {
@@ -11306,6 +12963,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11531,6 +13211,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listBaselineSchedules: {
@@ -11656,6 +13359,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11863,6 +13589,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteBaselineSchedule: {
@@ -11984,6 +13733,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12192,6 +13964,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listBaselines: {
@@ -12348,6 +14143,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12576,6 +14394,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listCustomProperties: {
@@ -12708,6 +14549,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12968,6 +14832,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getProjectForecast: {
@@ -13114,31 +15001,68 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listIssues: {
         parameters: {
             query?: {
-                /** @description Issues with any of these labels (repeat the parameter, or separate with commas) */
+                /** @description Issues assigned to any of these: member UUIDs, `me` (the caller) or `none` (no assignee); an id that is not a member matches nothing. `assignee_id=me&state_group=unstarted&state_group=started`: "my issues" */
+                assignee_id?: string | string[];
+                /** @description Issues created by any of these users: UUIDs or `me` (the caller) */
+                created_by?: string | string[];
+                /** @description created_at at or after this instant (inclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the earliest */
+                created_from?: string | string[];
+                /** @description created_at before this instant (exclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the latest */
+                created_to?: string | string[];
+                /** @description Issues with any of these labels (UUIDs) */
                 label_id?: string | string[];
                 /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
-                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way; ties by sequence_id descending. Default: sequence_id descending. */
+                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way. Ties by sequence_id descending. Default: sequence_id descending. */
                 order_by?: string;
                 /** @description true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue */
                 overdue?: boolean;
-                /** @description Children of any of these issues; none: top-level issues (repeatable, or comma-separated) */
+                /** @description Children of any of these issues (UUIDs); `none`: top-level issues */
                 parent_id?: string | string[];
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
-                /** @description One or more priorities, comma-separated */
-                priority?: string;
-                /** @description One or more state groups, comma-separated */
-                state_group?: string;
+                /** @description Issues of any of these priorities: urgent, high, medium, low, none */
+                priority?: string | string[];
+                /** @description Issues in any of these state groups: backlog, unstarted, started, completed, cancelled */
+                state_group?: string | string[];
+                /** @description Issues in any of these states (UUIDs); a state of another project or workspace matches nothing */
+                state_id?: string | string[];
                 /** @description target_date on or after this date (YYYY-MM-DD) */
                 target_date_from?: string;
                 /** @description target_date on or before this date (YYYY-MM-DD) */
                 target_date_to?: string;
+                /** @description updated_at at or after this instant (inclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the earliest */
+                updated_from?: string | string[];
+                /** @description updated_at before this instant (exclusive): an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z. Repeated: the latest */
+                updated_to?: string | string[];
             };
             header?: never;
             path: {
@@ -13302,6 +15226,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13555,6 +15502,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getIssue: {
@@ -13740,6 +15710,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteIssue: {
@@ -13861,6 +15854,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14116,6 +16132,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listComments: {
@@ -14241,6 +16280,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14414,6 +16476,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listCustomValues: {
@@ -14526,6 +16611,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14695,6 +16803,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listRelations: {
@@ -14835,6 +16966,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15078,6 +17232,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteRelation: {
@@ -15201,6 +17378,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15363,6 +17563,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15600,6 +17823,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteWorklog: {
@@ -15746,6 +17992,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15980,6 +18249,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     bulkDeleteIssues: {
@@ -16108,6 +18400,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16364,6 +18679,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listLabels: {
@@ -16485,6 +18823,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16704,6 +19065,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteLabel: {
@@ -16825,6 +19209,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17046,6 +19453,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listStates: {
@@ -17171,6 +19601,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17396,6 +19849,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteState: {
@@ -17540,6 +20016,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17767,6 +20266,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listSlaAtRisk: {
@@ -17936,6 +20458,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18147,6 +20692,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listSlaCalendars: {
@@ -18259,6 +20827,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18486,6 +21077,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getSlaCalendar: {
@@ -18623,6 +21237,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18786,6 +21423,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19015,6 +21675,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listSlaPolicies: {
@@ -19127,6 +21810,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19353,6 +22059,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteSlaPolicy: {
@@ -19472,6 +22201,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19678,6 +22430,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19984,6 +22759,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listSlaReports: {
@@ -20205,6 +23003,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getTimer: {
@@ -20287,6 +23108,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20469,6 +23313,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20684,6 +23551,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getTimesheet: {
@@ -20857,6 +23747,1166 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @example {
+                         *       "assignee_id": [
+                         *         "me"
+                         *       ],
+                         *       "state_group": [
+                         *         "unstarted",
+                         *         "started"
+                         *       ]
+                         *     }
+                         */
+                        filters: {
+                            [key: string]: string[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        order_by: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        owner_id: string;
+                        /** @description The project of the view; null: the workspace-wide list */
+                        project_id: string | null;
+                        /** @description Visible to every member of the workspace; else to its owner alone */
+                        shared: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    createView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                     * @example {
+                     *       "assignee_id": [
+                     *         "me"
+                     *       ],
+                     *       "state_group": [
+                     *         "unstarted",
+                     *         "started"
+                     *       ]
+                     *     }
+                     */
+                    filters?: {
+                        [key: string]: string[];
+                    };
+                    /** @description Name, 1..100 characters */
+                    name: string;
+                    /** @description The list's `order_by` (a field, `-` for descending); null: the list's default (newest first) */
+                    order_by?: string | null;
+                    /** @description A project of the workspace; null or absent: workspace-wide */
+                    project_id?: string | null;
+                    /**
+                     * @description Default false: only you see it
+                     * @default false
+                     */
+                    shared?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @example {
+                         *       "assignee_id": [
+                         *         "me"
+                         *       ],
+                         *       "state_group": [
+                         *         "unstarted",
+                         *         "started"
+                         *       ]
+                         *     }
+                         */
+                        filters: {
+                            [key: string]: string[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        order_by: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        owner_id: string;
+                        /** @description The project of the view; null: the workspace-wide list */
+                        project_id: string | null;
+                        /** @description Visible to every member of the workspace; else to its owner alone */
+                        shared: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                viewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @example {
+                         *       "assignee_id": [
+                         *         "me"
+                         *       ],
+                         *       "state_group": [
+                         *         "unstarted",
+                         *         "started"
+                         *       ]
+                         *     }
+                         */
+                        filters: {
+                            [key: string]: string[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        order_by: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        owner_id: string;
+                        /** @description The project of the view; null: the workspace-wide list */
+                        project_id: string | null;
+                        /** @description Visible to every member of the workspace; else to its owner alone */
+                        shared: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                viewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    updateView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                viewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                     * @example {
+                     *       "assignee_id": [
+                     *         "me"
+                     *       ],
+                     *       "state_group": [
+                     *         "unstarted",
+                     *         "started"
+                     *       ]
+                     *     }
+                     */
+                    filters?: {
+                        [key: string]: string[];
+                    };
+                    /** @description Name, 1..100 characters */
+                    name?: string;
+                    /** @description The list's `order_by` (a field, `-` for descending); null: the list's default (newest first) */
+                    order_by?: string | null;
+                    project_id?: string | null;
+                    shared?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @example {
+                         *       "assignee_id": [
+                         *         "me"
+                         *       ],
+                         *       "state_group": [
+                         *         "unstarted",
+                         *         "started"
+                         *       ]
+                         *     }
+                         */
+                        filters: {
+                            [key: string]: string[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        name: string;
+                        order_by: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        owner_id: string;
+                        /** @description The project of the view; null: the workspace-wide list */
+                        project_id: string | null;
+                        /** @description Visible to every member of the workspace; else to its owner alone */
+                        shared: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    listViewIssues: {
+        parameters: {
+            query?: {
+                /** @description Items to skip, 0..2147483647 (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                viewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            assignee_ids: string[];
+                            /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                            blocked: boolean;
+                            completed_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            description: string;
+                            /** @description The original estimate */
+                            estimate_minutes: number | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description Labels of the issue's project, sorted */
+                            label_ids: string[];
+                            name: string;
+                            /** @description The parent issue (same project), or null */
+                            parent_id: string | null;
+                            /** @enum {unknown} */
+                            priority: "urgent" | "high" | "medium" | "low" | "none";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                            remaining_minutes: number | null;
+                            /** @description 1, 2, ... within the project */
+                            sequence_id: number;
+                            start_date: string | null;
+                            /** @enum {unknown} */
+                            state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            state_id: string;
+                            /** @description Direct children (read-only) */
+                            sub_issues: {
+                                /** @description Children in a state of the completed group */
+                                completed: number;
+                                total: number;
+                            };
+                            target_date: string | null;
+                            /** @description The sum of the issue's worklogs (read-only) */
+                            time_spent_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            workspace_id: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listWebhooks: {
@@ -20978,6 +25028,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21200,6 +25273,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     getWebhook: {
@@ -21344,6 +25440,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -21440,6 +25559,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21640,6 +25782,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     listDeliveries: {
@@ -21796,6 +25961,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21975,6 +26163,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     redeliverDelivery: {
@@ -22112,6 +26323,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22289,6 +26523,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -22388,6 +26645,29 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

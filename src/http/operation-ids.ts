@@ -10,6 +10,7 @@ const OVERRIDES: Record<string, string> = {
   'GET /readyz': 'ready',
   'GET /api/workspaces/{slug}/sla-breached/': 'listSlaBreached',
   'GET /api/workspaces/{slug}/sla-at-risk/': 'listSlaAtRisk',
+  'GET /api/workspaces/{slug}/views/{viewId}/issues/': 'listViewIssues',
   'POST /api/webhooks/provider/callback/': 'providerCallback',
   'POST /api/workspaces/{slug}/billing/checkout/': 'createCheckout',
   'POST /api/workspaces/{slug}/billing/trial/': 'startTrial',
@@ -24,6 +25,7 @@ const OVERRIDES: Record<string, string> = {
   'POST /api/workspaces/{slug}/timer/stop/': 'stopTimer',
   'POST /api/workspaces/{slug}/projects/{projectId}/issues/bulk/': 'bulkUpdateIssues',
   'POST /api/workspaces/{slug}/projects/{projectId}/issues/bulk-delete/': 'bulkDeleteIssues',
+  'GET /api/workspaces/{slug}/issues/': 'listWorkspaceIssues',
 };
 
 const VERB_FOR_ITEM: Record<string, string> = { get: 'get', patch: 'update', put: 'set', delete: 'delete' };

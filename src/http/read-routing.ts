@@ -8,6 +8,7 @@ import type { ReplicaRouting } from '../db/replicas.js';
  */
 export const REPLICA_ROUTES: ReadonlySet<string> = new Set([
   '/api/workspaces/:slug/projects/:projectId/issues/',
+  '/api/workspaces/:slug/issues/',
   '/api/workspaces/:slug/projects/:projectId/issues/:issueId/history/',
   '/api/workspaces/:slug/projects/:projectId/issues/:issueId/comments/',
   '/api/workspaces/:slug/projects/:projectId/issues/:issueId/worklogs/',
@@ -17,6 +18,7 @@ export const REPLICA_ROUTES: ReadonlySet<string> = new Set([
   '/api/workspaces/:slug/baselines/:baselineId/changes/',
   '/api/workspaces/:slug/sla-reports/',
   '/api/workspaces/:slug/custom-properties/:propertyId/usage/',
+  '/api/workspaces/:slug/views/:viewId/issues/',
 ]);
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -42,11 +42,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Too many requests; see Retry-After',
   500: 'Internal error',
   502: 'The payment provider failed or refused',
+  503: 'The database cannot be reached at the moment (a restart, failover or outage); see Retry-After',
 };
 
-/** The problem responses of a route, for the OpenAPI document (401 and 500 are always possible). */
+/** The problem responses of a route, for the OpenAPI document (401, 500 and 503 are always possible). */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = new Set([...statuses, 401, 500]);
+  const all = new Set([...statuses, 401, 500, 503]);
   return Object.fromEntries([...all].map((s) => [s, { ...Problem, description: ERROR_DESCRIPTIONS[s] ?? 'Error' }]));
 }
 

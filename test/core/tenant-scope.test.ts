@@ -34,6 +34,8 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'webhooks.repository.ts#deleteEventsBefore': 'event retention prunes old events of every workspace',
   'work-items.labels.repository.ts#foldLabelCounts':
     'the labels.counts job folds the kept label counts of every workspace and drops those of labels that are gone',
+  'work-items.counts.repository.ts#foldIssueCounts':
+    'the issues.counts job moves the changes of the kept issue counts of every workspace into them and drops those left at zero',
 };
 
 const root = join(import.meta.dirname, '..', '..', 'src');

@@ -97,6 +97,7 @@ export async function pathFixtures(api: Api) {
   const label = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/labels/`, { name: 'L' }, t);
   const other = await createIssue(api, ws, project.id);
   const relation = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/relations/`, { type: 'blocks', issue_id: other.id }, t);
+  const view = await api.post(`/api/workspaces/${ws.slug}/views/`, { name: 'V', project_id: project.id, filters: { priority: ['high'] } }, t);
   const ids: Record<string, string> = {
     slug: ws.slug,
     projectId: project.id,
@@ -107,6 +108,7 @@ export async function pathFixtures(api: Api) {
     stateId: states.body[0].id,
     labelId: label.body.id,
     relationId: relation.body.id,
+    viewId: view.body.id,
     userId: ws.admin.user.id,
     tokenId: '01a1fe20-0000-7000-8000-000000000000',
     planSlug: 'pro',

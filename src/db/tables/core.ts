@@ -123,6 +123,36 @@ export interface LabelIssueCountsTable {
   n: ColumnType<number, number, never>;
 }
 
+/**
+ * Migration 1090 (contract 23.2): how many issues each combination of project, state, priority and creator holds
+ * (`by_assignee` false, `assignee_id` the nil UUID), and how many of them each member is assigned to (`by_assignee`
+ * true; the nil UUID: no assignee). Written only by the `issues.counts` job, from `issue_count_changes`.
+ */
+export interface IssueCountsTable {
+  workspace_id: string;
+  by_assignee: boolean;
+  assignee_id: string;
+  project_id: string;
+  state_id: string;
+  state_group: StateGroup;
+  priority: Priority;
+  created_by: string;
+  n: number;
+}
+
+/** Migration 1090: the +1/-1 rows of each change to those counts, appended by triggers on issues. */
+export interface IssueCountChangesTable {
+  workspace_id: string;
+  by_assignee: boolean;
+  assignee_id: string;
+  project_id: string;
+  state_id: string;
+  state_group: StateGroup;
+  priority: Priority;
+  created_by: string;
+  n: ColumnType<number, number, never>;
+}
+
 /** Migration 1080: a relation stored once, `issue_id <type> related_issue_id` (contract 24.3). */
 export interface IssueRelationsTable {
   id: string;
@@ -155,5 +185,7 @@ export interface CoreTables {
   comments: CommentsTable;
   labels: LabelsTable;
   label_issue_counts: LabelIssueCountsTable;
+  issue_counts: IssueCountsTable;
+  issue_count_changes: IssueCountChangesTable;
   issue_relations: IssueRelationsTable;
 }

@@ -55,15 +55,12 @@ export function customPropertiesRepository() {
       return q.executeTakeFirst();
     },
 
-    findProjectProperties(tx: Executor, workspaceId: string, projectId: string, ids: string[]) {
+    /** Properties of the project among `ids`; with `projectId` null, of any project of the workspace. */
+    findProjectProperties(tx: Executor, workspaceId: string, projectId: string | null, ids: string[]) {
       if (!ids.length) return Promise.resolve([]);
-      return tx
-        .selectFrom('custom_properties')
-        .select(['id', 'type', 'options'])
-        .where('workspace_id', '=', workspaceId)
-        .where('project_id', '=', projectId)
-        .where('id', 'in', ids)
-        .execute();
+      let q = tx.selectFrom('custom_properties').select(['id', 'type', 'options']).where('workspace_id', '=', workspaceId).where('id', 'in', ids);
+      if (projectId !== null) q = q.where('project_id', '=', projectId);
+      return q.execute();
     },
 
     /** Inserts, or returns undefined when the name is taken in the project (case-insensitively). */

@@ -60,7 +60,11 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
     return property;
   }
 
-  /** `custom.<propertyId>[.gte|.lte]` on the issue list: each entry is one EXISTS on the issue's value (AND). */
+  /**
+   * `custom.<propertyId>[.gte|.lte]` on the issue list: each entry is one EXISTS on the issue's value (AND). On the
+   * workspace-wide list (`projectId` null) a property of any project of the workspace: other projects' issues have no
+   * value of it, so they match no value and sort last.
+   */
   const issueFilter: IssueFilterProvider = async ({ tx, workspaceId, projectId, query }) => {
     const { filters, errors } = readFilterQuery(query);
     const properties = await repo.findProjectProperties(tx, workspaceId, projectId, [...new Set(filters.map((f) => f.propertyId))]);
@@ -70,7 +74,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
       const path = `/querystring/${filter.key}`;
       const property = byId.get(filter.propertyId);
       if (!property) {
-        errors.push({ path, message: 'is not a custom property of this project' });
+        errors.push({ path, message: `is not a custom property of this ${projectId === null ? 'workspace' : 'project'}` });
         continue;
       }
       const clause = filterClause(property, filter);
@@ -86,7 +90,7 @@ export function createCustomPropertiesService(deps: CustomPropertiesDeps) {
     if (!key.startsWith('custom.')) return null;
     const propertyId = key.slice('custom.'.length);
     const [property] = isUuid(propertyId) ? await repo.findProjectProperties(tx, workspaceId, projectId, [propertyId]) : [];
-    if (!property) throw invalid('/querystring/order_by', `"${propertyId}" is not a custom property of this project`);
+    if (!property) throw invalid('/querystring/order_by', `"${propertyId}" is not a custom property of this ${projectId === null ? 'workspace' : 'project'}`);
     return repo.sortKey(property.id, property.type);
   };
 

@@ -9,11 +9,22 @@ import type { IssueCondition, IssueSortKey, WorkItemsRepository } from './work-i
 // What the parts of the work-item core share, in a file of its own so that no part imports the file that composes
 // them (work-items.service.ts): imports never run in a circle.
 
-/** Sorts of the issue list another module owns (custom properties: `custom.<id>`): a sort key, or null if not its key. */
-export type IssueSortProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; key: string }) => Promise<IssueSortKey | null>;
+/**
+ * Sorts of the issue list another module owns (custom properties: `custom.<id>`): a sort key, or null if not its key.
+ * `projectId` is the project of the list, or null for the workspace-wide list (contract 23.2).
+ */
+export type IssueSortProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string | null; key: string }) => Promise<IssueSortKey | null>;
 
-/** Lets another module narrow the issue list by query parameters it owns (custom properties: `custom.<id>`). */
-export type IssueFilterProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string; query: Record<string, unknown> }) => Promise<IssueCondition[]>;
+/**
+ * Lets another module narrow the issue list by query parameters it owns (custom properties: `custom.<id>`).
+ * `projectId` is the project of the list, or null for the workspace-wide list (contract 23.2).
+ */
+export type IssueFilterProvider = (ctx: {
+  tx: Executor;
+  workspaceId: string;
+  projectId: string | null;
+  query: Record<string, unknown>;
+}) => Promise<IssueCondition[]>;
 
 export interface WorkItemsDeps {
   db: Db;

@@ -1,6 +1,8 @@
 import type { Executor, Tx } from '../../db/database.js';
 import { appendIssueHistory, type IssueHistoryEntry } from '../../db/issue-history.js';
 import { DateTime } from 'luxon';
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
 import type { IssuePlanning, IssueSnapshot } from '../../kernel/events.js';
@@ -24,6 +26,9 @@ const CORE_SORTS: Record<string, IssueSortKey> = {
   target_date: (eb) => eb.ref('i.target_date'),
   estimate_minutes: (eb) => eb.ref('i.estimate_minutes'),
 };
+
+/** Rows of `issue_count_changes` moved per run of the `issues.counts` job. */
+const FOLD_ISSUE_COUNTS = 50_000;
 
 type PlanningInput = Partial<IssuePlanning>;
 const PLANNING_KEYS = ['start_date', 'target_date', 'estimate_minutes', 'remaining_minutes'] as const;
@@ -61,13 +66,46 @@ const queryDate = (value: string | undefined, name: string): string | undefined 
   return value;
 };
 
-const parseList = <T extends string>(raw: string | undefined, allowed: readonly T[], name: string): T[] | undefined => {
+/** The values of a repeatable query parameter: `?p=a&p=b` or `?p=a,b` (or both), trimmed; undefined when absent or empty. */
+const queryValues = (raw: unknown): string[] | undefined => {
   if (raw === undefined || raw === '') return undefined;
-  const values = raw.split(',').map((v) => v.trim());
-  const bad = values.filter((v) => !allowed.includes(v as T));
-  if (bad.length) throw invalid(`/querystring/${name}`, `must be one of ${allowed.join(', ')} (comma-separated)`);
-  return values as T[];
+  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim());
 };
+
+const parseList = <T extends string>(raw: unknown, allowed: readonly T[], name: string): T[] | undefined => {
+  const values = queryValues(raw);
+  if (values === undefined) return undefined;
+  const bad = values.filter((v) => !allowed.includes(v as T));
+  if (bad.length) throw invalid(`/querystring/${name}`, `must be one of ${allowed.join(', ')} (repeat the parameter or separate with commas)`);
+  return [...new Set(values)] as T[];
+};
+
+const checkInstant = Compile(Type.String({ format: 'date-time' }));
+/** The instants PostgreSQL and JavaScript both take: years 0001 to 9999 (PostgreSQL has no year 0). */
+const INSTANT_RANGE = [Date.parse('0001-01-01T00:00:00.000Z'), Date.parse('9999-12-31T23:59:59.999Z')] as const;
+
+/**
+ * The bound of an instant filter (`created_from`, ...; contract 23.2): ISO 8601 date-times with an offset, compared at
+ * the millisecond precision the service stores. Several values are ORed, so the widest bound holds: the earliest of
+ * `*_from`, the latest of `*_to`. A fraction finer than a millisecond rounds up, which keeps both bounds exact on
+ * stored instants (`>= .1231` is `>= .124`, and so is `< .1231`, `< .124`).
+ */
+function instantBound(raw: unknown, name: string, widest: 'earliest' | 'latest'): string | undefined {
+  const values = queryValues(raw);
+  if (values === undefined) return undefined;
+  const instants = values.map((v) => {
+    const finer = /[1-9]/.test(/\.\d{3}(\d+)/.exec(v)?.[1] ?? '');
+    const ms = checkInstant.Check(v) ? Date.parse(v) + (finer ? 1 : 0) : Number.NaN;
+    if (!(ms >= INSTANT_RANGE[0] && ms <= INSTANT_RANGE[1])) {
+      throw invalid(
+        `/querystring/${name}`,
+        'must be ISO 8601 date-times with an offset, years 0001-9999, e.g. 2026-11-21T09:30:00Z (repeat the parameter or separate with commas)',
+      );
+    }
+    return ms;
+  });
+  return new Date(widest === 'earliest' ? Math.min(...instants) : Math.max(...instants)).toISOString();
+}
 
 /** The issue of a project of the workspace (optionally locked), or 404. */
 export async function issueOf(
@@ -106,16 +144,25 @@ const DONE_GROUPS: ReadonlySet<string> = new Set(['completed', 'cancelled']);
 /** The view without `updated_at`: what tells whether a change changed anything a reader sees. */
 const seen = (view: ReturnType<typeof issueView>) => JSON.stringify({ ...view, updated_at: undefined });
 
-/** A query filter of issue ids (`label_id=a&label_id=b` or `label_id=a,b`): UUIDs, and `none` where allowed. */
-function idList(raw: unknown, name: string, allowNone: boolean): (string | null)[] | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim());
-  return values.map((v) => {
-    if (allowNone && v === 'none') return null;
-    if (!UUID.test(v)) throw invalid(`/querystring/${name}`, `must be UUIDs${allowNone ? ' or none' : ''} (repeat the parameter or separate with commas)`);
+/**
+ * A query filter of ids (`label_id=a&label_id=b` or `label_id=a,b`): UUIDs (lower case, as the database spells them),
+ * `none` where allowed (null), `me` where allowed (the caller's id). Each value once.
+ */
+function idList(raw: unknown, name: string, allow: { none?: boolean; me?: string } = {}): (string | null)[] | undefined {
+  const values = queryValues(raw);
+  if (values === undefined) return undefined;
+  const ids = values.map((v) => {
+    if (allow.none && v === 'none') return null;
+    if (allow.me !== undefined && v === 'me') return allow.me;
+    if (!UUID.test(v)) {
+      const extra = [...(allow.me !== undefined ? ['me'] : []), ...(allow.none ? ['none'] : [])];
+      throw invalid(`/querystring/${name}`, `must be UUIDs${extra.length ? ` or ${extra.join(', ')}` : ''} (repeat the parameter or separate with commas)`);
+    }
     return v.toLowerCase();
   });
+  return [...new Set(ids)];
 }
+const uuidList = (raw: unknown, name: string, me?: string) => idList(raw, name, me === undefined ? {} : { me }) as string[] | undefined;
 /** Ids as the database spells them (lower case), so that ids of the request compare with stored ones. */
 function canonicalIds<T extends { label_ids?: string[]; add_label_ids?: string[]; remove_label_ids?: string[]; parent_id?: string | null }>(input: T): T {
   const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
@@ -128,6 +175,30 @@ function canonicalIds<T extends { label_ids?: string[]; add_label_ids?: string[]
   };
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A repeatable query parameter as Fastify hands it over: one value, or several when repeated. */
+type Repeated = string | string[];
+
+/** The issue list's query (contract 4, 18.1, 23.2, 24); other modules' keys (`custom.*`) come beside these. */
+export type IssueListInput = PageQuery & {
+  state_group?: Repeated;
+  priority?: Repeated;
+  state_id?: Repeated;
+  assignee_id?: Repeated;
+  created_by?: Repeated;
+  created_from?: Repeated;
+  created_to?: Repeated;
+  updated_from?: Repeated;
+  updated_to?: Repeated;
+  label_id?: Repeated;
+  parent_id?: Repeated;
+  /** The workspace-wide list only. */
+  project_id?: Repeated;
+  order_by?: string;
+  target_date_from?: string;
+  target_date_to?: string;
+  overdue?: boolean;
+} & Record<string, unknown>;
 
 export type IssuesService = ReturnType<typeof createIssuesService>;
 
@@ -142,7 +213,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
   const issueSorts: IssueSortProvider[] = [];
 
   /** `order_by`: a core field or another module's key, `-` for descending. */
-  async function sortOf(workspaceId: string, projectId: string, orderBy: string | undefined) {
+  async function sortOf(workspaceId: string, projectId: string | null, orderBy: string | undefined) {
     if (orderBy === undefined) return undefined;
     const desc = orderBy.startsWith('-');
     const key = desc ? orderBy.slice(1) : orderBy;
@@ -151,7 +222,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     if (!sort) {
       throw invalid(
         '/querystring/order_by',
-        `cannot sort by "${key}": one of ${Object.keys(CORE_SORTS).join(', ')} or custom.<propertyId> of this project, with - for descending`,
+        `cannot sort by "${key}": one of ${Object.keys(CORE_SORTS).join(', ')} or custom.<propertyId> of this ${projectId === null ? 'workspace' : 'project'}, with - for descending`,
       );
     }
     return { key: sort, desc };
@@ -314,6 +385,68 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     return issueIds.map((id) => rows.get(id)!);
   }
 
+  /**
+   * A page of the issue list of a project, or (`projectId` null) of the whole workspace. The caller must be able to
+   * read the workspace (guests too); a project of another workspace is 404. Ids of a filter that name nothing (another
+   * workspace's, a deleted state's) match nothing; malformed values are 400 naming the parameter.
+   */
+  async function listIssuesOf(actor: Actor, slug: string, projectId: string | null, query: IssueListInput) {
+    const ws = await identity.access(actor, slug, 'read');
+    if (projectId !== null) await projectOf(repo, ws.workspaceId, projectId, db);
+    const me = ws.userId;
+    const targetDateFrom = queryDate(query.target_date_from, 'target_date_from');
+    const targetDateTo = queryDate(query.target_date_to, 'target_date_to');
+    const labelIds = uuidList(query.label_id, 'label_id');
+    const parentIds = idList(query.parent_id, 'parent_id', { none: true });
+    const projectIds = projectId === null ? uuidList(query.project_id, 'project_id') : undefined;
+    const stateIds = uuidList(query.state_id, 'state_id');
+    const createdBy = uuidList(query.created_by, 'created_by', me);
+    const assignees = idList(query.assignee_id, 'assignee_id', { me, none: true });
+    const createdFrom = instantBound(query.created_from, 'created_from', 'earliest');
+    const createdTo = instantBound(query.created_to, 'created_to', 'latest');
+    const updatedFrom = instantBound(query.updated_from, 'updated_from', 'earliest');
+    const updatedTo = instantBound(query.updated_to, 'updated_to', 'latest');
+    // "Today" is the workspace's (contract 18.1): an issue due today is not overdue until the local day is over.
+    const overdue =
+      query.overdue === undefined
+        ? undefined
+        : {
+            overdue: query.overdue,
+            today: DateTime.fromJSDate(clock.now(), { zone: await repo.workspaceTimeZone(db, ws.workspaceId) }).toISODate()!,
+          };
+    const order = await sortOf(ws.workspaceId, projectId, query.order_by);
+    const conditions: IssueCondition[] = [];
+    for (const provider of issueFilters) {
+      conditions.push(...(await provider({ tx: db, workspaceId: ws.workspaceId, projectId, query })));
+    }
+    const { rows, total } = await repo.listIssues(
+      db,
+      ws.workspaceId,
+      projectId,
+      {
+        stateGroups: parseList(query.state_group, STATE_GROUPS, 'state_group'),
+        priorities: parseList(query.priority, PRIORITIES, 'priority'),
+        conditions,
+        ...(projectIds && { projectIds }),
+        ...(stateIds && { stateIds }),
+        ...(createdBy && { createdBy }),
+        ...(assignees && { assignees: { ids: assignees.filter((id) => id !== null), none: assignees.includes(null) } }),
+        ...(createdFrom !== undefined && { createdFrom }),
+        ...(createdTo !== undefined && { createdTo }),
+        ...(updatedFrom !== undefined && { updatedFrom }),
+        ...(updatedTo !== undefined && { updatedTo }),
+        ...(targetDateFrom !== undefined && { targetDateFrom }),
+        ...(targetDateTo !== undefined && { targetDateTo }),
+        ...(overdue && { overdue }),
+        ...(labelIds && { labelIds }),
+        ...(parentIds && { parentIds }),
+        ...(order ? { order } : {}),
+      },
+      query,
+    );
+    return pageOf(rows.map(issueView), total, query);
+  }
+
   return {
     registerIssueFilter(provider: IssueFilterProvider) {
       issueFilters.push(provider);
@@ -323,6 +456,14 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       issueSorts.push(provider);
     },
 
+    /**
+     * The `issues.counts` job: moves the changes of the kept issue counts (migration 1090) into them, a batch per run
+     * (their sums never change, only how many rows hold them). Answers how many changes it moved.
+     */
+    async runIssueCounts() {
+      return db.transaction().execute((tx) => repo.foldIssueCounts(tx, FOLD_ISSUE_COUNTS));
+    },
+
     /** For other modules: the issue of a workspace, or 404. */
     async findIssue(tx: Executor, workspaceId: string, issueId: string) {
       const issue = await repo.findIssue(tx, workspaceId, issueId);
@@ -330,58 +471,14 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       return issue;
     },
 
-    async listIssues(
-      actor: Actor,
-      slug: string,
-      projectId: string,
-      query: PageQuery & {
-        state_group?: string;
-        priority?: string;
-        order_by?: string;
-        target_date_from?: string;
-        target_date_to?: string;
-        overdue?: boolean;
-        label_id?: string | string[];
-        parent_id?: string | string[];
-      } & Record<string, unknown>,
-    ) {
-      const ws = await identity.access(actor, slug, 'read');
-      await projectOf(repo, ws.workspaceId, projectId, db);
-      const targetDateFrom = queryDate(query.target_date_from, 'target_date_from');
-      const targetDateTo = queryDate(query.target_date_to, 'target_date_to');
-      const labelIds = idList(query.label_id, 'label_id', false) as string[] | undefined;
-      const parentIds = idList(query.parent_id, 'parent_id', true);
-      // "Today" is the workspace's (contract 18.1): an issue due today is not overdue until the local day is over.
-      const overdue =
-        query.overdue === undefined
-          ? undefined
-          : {
-              overdue: query.overdue,
-              today: DateTime.fromJSDate(clock.now(), { zone: await repo.workspaceTimeZone(db, ws.workspaceId) }).toISODate()!,
-            };
-      const order = await sortOf(ws.workspaceId, projectId, query.order_by);
-      const conditions: IssueCondition[] = [];
-      for (const provider of issueFilters) {
-        conditions.push(...(await provider({ tx: db, workspaceId: ws.workspaceId, projectId, query })));
-      }
-      const { rows, total } = await repo.listIssues(
-        db,
-        ws.workspaceId,
-        projectId,
-        {
-          stateGroups: parseList(query.state_group, STATE_GROUPS, 'state_group'),
-          priorities: parseList(query.priority, PRIORITIES, 'priority'),
-          conditions,
-          ...(targetDateFrom !== undefined && { targetDateFrom }),
-          ...(targetDateTo !== undefined && { targetDateTo }),
-          ...(overdue && { overdue }),
-          ...(labelIds && { labelIds: [...new Set(labelIds)] }),
-          ...(parentIds && { parentIds }),
-          ...(order ? { order } : {}),
-        },
-        query,
-      );
-      return pageOf(rows.map(issueView), total, query);
+    /** The issues of a project, filtered and sorted (contract 4, 18.1, 23.2, 24), a page with its exact total. */
+    listIssues(actor: Actor, slug: string, projectId: string, query: IssueListInput) {
+      return listIssuesOf(actor, slug, projectId, query);
+    },
+
+    /** The issues of every project of the workspace (contract 23.2): the same filters and sorts, plus `project_id`. */
+    listWorkspaceIssues(actor: Actor, slug: string, query: IssueListInput) {
+      return listIssuesOf(actor, slug, null, query);
     },
 
     async createIssue(

@@ -1,10 +1,11 @@
-import { type ExpressionBuilder, type Expression, type Insertable, type SqlBool, sql, type Updateable } from 'kysely';
+import { type ExpressionBuilder, type Expression, type Insertable, type SelectQueryBuilder, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { derivedColumns } from '../../db/issue-derived.js';
 import { CUSTOM_PLAN } from '../../db/named-statements.js';
 import { prepared, queryBuilder as qb } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Priority, StateGroup } from '../../kernel/events.js';
+import { issueCountQueries, type KeptCountFilter, keptIssueCount } from './work-items.counts.repository.js';
 import { labelIssueCount, labelQueries } from './work-items.labels.repository.js';
 import { relationQueries } from './work-items.relations.repository.js';
 
@@ -61,8 +62,21 @@ const issueByKey = prepared(
 const commentColumns = ['id', 'issue_id', 'author_id', 'body', 'created_at', 'updated_at'] as const;
 
 export interface IssueListFilter {
+  /** The workspace-wide list only (contract 23.2): issues of these projects; undefined: of every project. */
+  projectIds?: string[];
   stateGroups?: StateGroup[];
   priorities?: Priority[];
+  /** Issues in any of these states (contract 23.2). */
+  stateIds?: string[];
+  /** Issues assigned to any of `ids`, or (`none`) to nobody. */
+  assignees?: { ids: string[]; none: boolean };
+  /** Issues created by any of these users. */
+  createdBy?: string[];
+  /** Bounds on `created_at` and `updated_at` (ISO 8601 instants): `from` inclusive, `to` exclusive. */
+  createdFrom?: string;
+  createdTo?: string;
+  updatedFrom?: string;
+  updatedTo?: string;
   conditions: IssueCondition[];
   /** Inclusive bounds on `target_date` (YYYY-MM-DD). */
   targetDateFrom?: string;
@@ -73,8 +87,152 @@ export interface IssueListFilter {
   labelIds?: string[];
   /** Children of any of these issues; `null` among them: top-level issues (contract 24.2). */
   parentIds?: (string | null)[];
-  /** Sort key and direction; issues without a value come last either way, ties by sequence_id descending. */
+  /**
+   * Sort key and direction; issues without a value come last either way. Ties: by sequence_id descending in a project,
+   * newest first (created_at, then id, descending) across a workspace.
+   */
   order?: { key: IssueSortKey; desc: boolean };
+}
+
+type IssueEb = ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>;
+
+/**
+ * `column` is one of the ids: `=` for one (an index on the column then also yields the list's order: a state whose
+ * issues are all old is found without walking past the newer ones), `= ANY` for several.
+ */
+const oneOf = (column: 'i.project_id' | 'i.state_id' | 'i.created_by', ids: string[]) =>
+  ids.length === 1 ? sql<boolean>`${sql.ref(column)} = ${ids[0]}::uuid` : sql<boolean>`${sql.ref(column)} = ANY(${ids}::uuid[])`;
+
+/** The filters of a list that are in use (the workspace list's projects aside). */
+function filtersInUse(filter: IssueListFilter) {
+  const used = (
+    [
+      'stateGroups',
+      'priorities',
+      'stateIds',
+      'assignees',
+      'createdBy',
+      'createdFrom',
+      'createdTo',
+      'updatedFrom',
+      'updatedTo',
+      'targetDateFrom',
+      'targetDateTo',
+      'overdue',
+      'labelIds',
+      'parentIds',
+    ] as const
+  ).filter((key) => {
+    const value = filter[key];
+    return Array.isArray(value) ? value.length > 0 : value !== undefined;
+  });
+  return filter.conditions.length ? [...used, 'conditions' as const] : used;
+}
+
+/** What the kept counts of migration 1090 answer: these dimensions, and at most one member among the assignees. */
+const KEPT: ReadonlySet<string> = new Set(['stateGroups', 'priorities', 'stateIds', 'assignees', 'createdBy']);
+
+/** The instant filter of a list whose only filter is bounds on one instant column, or null. */
+function instantRangeOf(filter: IssueListFilter): { column: 'created_at' | 'updated_at'; from?: string; to?: string } | null {
+  const used = filtersInUse(filter);
+  if (used.length && used.every((key) => key === 'createdFrom' || key === 'createdTo')) {
+    return {
+      column: 'created_at',
+      ...(filter.createdFrom !== undefined && { from: filter.createdFrom }),
+      ...(filter.createdTo !== undefined && { to: filter.createdTo }),
+    };
+  }
+  if (used.length && used.every((key) => key === 'updatedFrom' || key === 'updatedTo')) {
+    return {
+      column: 'updated_at',
+      ...(filter.updatedFrom !== undefined && { from: filter.updatedFrom }),
+      ...(filter.updatedTo !== undefined && { to: filter.updatedTo }),
+    };
+  }
+  return null;
+}
+
+/**
+ * How many issues of the project lie between the instants, and the least and greatest of their sequence ids: an
+ * index-only range scan of the column's sort index `(project_id, <column>, sequence_id)`. Scoped to the workspace
+ * through the project (an issue belongs to its project's workspace: the foreign key on `(workspace_id, project_id)`),
+ * because that index does not hold `workspace_id` and a condition on it would read every issue of the range.
+ */
+function instantRange(tx: Executor, workspaceId: string, projectId: string, range: { column: 'created_at' | 'updated_at'; from?: string; to?: string }) {
+  let q = tx
+    .selectFrom('issues as i')
+    .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(i.sequence_id)`.as('lo'), sql<number | null>`max(i.sequence_id)`.as('hi')])
+    .where(sql<boolean>`i.project_id = (SELECT p.id FROM projects p WHERE p.workspace_id = ${workspaceId} AND p.id = ${projectId})`);
+  const column = sql.ref(`i.${range.column}`);
+  if (range.from !== undefined) q = q.where(sql<boolean>`${column} >= ${range.from}::timestamptz`);
+  if (range.to !== undefined) q = q.where(sql<boolean>`${column} < ${range.to}::timestamptz`);
+  return q.executeTakeFirstOrThrow();
+}
+
+/** At most this many matching issues are sorted whole rather than found by walking the order's index (see listIssues). */
+const SORT_ALL_UP_TO = 10_000;
+
+/**
+ * A filter as the kept counts of 1090 answer it (filters in use, each of their dimensions, at most one member among
+ * the assignees), or null.
+ */
+function keptFilterOf(filter: IssueListFilter, projectId: string | null): KeptCountFilter | null {
+  const used = filtersInUse(filter);
+  if (!used.length || !used.every((key) => KEPT.has(key)) || (filter.assignees?.ids.length ?? 0) > 1) return null;
+  const projectIds = projectId !== null ? [projectId] : filter.projectIds;
+  return {
+    ...(projectIds?.length && { projectIds }),
+    ...(filter.stateIds?.length && { stateIds: filter.stateIds }),
+    ...(filter.stateGroups?.length && { stateGroups: filter.stateGroups }),
+    ...(filter.priorities?.length && { priorities: filter.priorities }),
+    ...(filter.createdBy?.length && { createdBy: filter.createdBy }),
+    ...(filter.assignees && { assignees: filter.assignees }),
+  };
+}
+
+/**
+ * The exact total of a filtered list, at a flat cost where the database keeps it: unfiltered, the projects' counts
+ * (1070); one label alone, the label's count (1080); `parent_id=none` alone, the project's count less its sub-issues
+ * (an index-only count of the few); projects, states, state groups, priorities, creators and one assignee (and/or
+ * `none`), in any combination, the kept counts of 1090 (several assignees are not summed: an issue of two would count
+ * twice). Anything else is counted.
+ */
+function totalOf(
+  tx: Executor,
+  workspaceId: string,
+  projectId: string | null,
+  filter: IssueListFilter,
+  counted: SelectQueryBuilder<Database & { i: Database['issues'] }, 'i', object>,
+) {
+  const used = filtersInUse(filter);
+  const projectIds = projectId !== null ? [projectId] : filter.projectIds;
+  if (!used.length && projectId !== null) {
+    return tx.selectFrom('projects').select('issue_count as n').where('workspace_id', '=', workspaceId).where('id', '=', projectId).executeTakeFirstOrThrow();
+  }
+  if (!used.length) {
+    let projects = tx
+      .selectFrom('projects')
+      .select(sql<number>`coalesce(sum(issue_count), 0)::bigint`.as('n'))
+      .where('workspace_id', '=', workspaceId);
+    if (projectIds?.length) projects = projects.where(sql<boolean>`id = ANY(${projectIds}::uuid[])`);
+    return projects.executeTakeFirstOrThrow();
+  }
+  const kept = keptFilterOf(filter, projectId);
+  if (kept) return keptIssueCount(tx, workspaceId, kept);
+  if (projectId !== null && used.length === 1 && filter.labelIds?.length === 1) return labelIssueCount(tx, workspaceId, projectId, filter.labelIds[0]!);
+  if (projectId !== null && used.length === 1 && filter.parentIds?.length === 1 && filter.parentIds[0] === null) {
+    return tx
+      .selectFrom('projects as p')
+      .select(
+        sql<number>`p.issue_count - (SELECT count(*) FROM issues c WHERE c.workspace_id = p.workspace_id AND c.project_id = p.id AND c.parent_id IS NOT NULL)`.as(
+          'n',
+        ),
+      )
+      .where('p.workspace_id', '=', workspaceId)
+      .where('p.id', '=', projectId)
+      .executeTakeFirstOrThrow();
+  }
+  return counted.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
 }
 
 export function workItemsRepository() {
@@ -312,10 +470,33 @@ export function workItemsRepository() {
         .then((rows) => rows.map((r) => r.id));
     },
 
-    async listIssues(tx: Executor, workspaceId: string, projectId: string, filter: IssueListFilter, page: { offset: number; per_page: number }) {
-      let q = tx.selectFrom('issues as i').where('i.workspace_id', '=', workspaceId).where('i.project_id', '=', projectId);
+    /**
+     * A page of the issue list of a project (`projectId`) or, with `projectId` null, of the whole workspace (contract
+     * 23.2), with its exact total: kept by the database where it can be (see `totalOf`), counted otherwise.
+     */
+    async listIssues(tx: Executor, workspaceId: string, projectId: string | null, filter: IssueListFilter, page: { offset: number; per_page: number }) {
+      let q = tx.selectFrom('issues as i').where('i.workspace_id', '=', workspaceId);
+      if (projectId !== null) q = q.where('i.project_id', '=', projectId);
+      else if (filter.projectIds?.length) q = q.where(oneOf('i.project_id', filter.projectIds));
       if (filter.stateGroups?.length) q = q.where('i.state_group', 'in', filter.stateGroups);
       if (filter.priorities?.length) q = q.where('i.priority', 'in', filter.priorities);
+      if (filter.stateIds?.length) q = q.where(oneOf('i.state_id', filter.stateIds));
+      if (filter.createdBy?.length) q = q.where(oneOf('i.created_by', filter.createdBy));
+      if (filter.assignees) {
+        const { ids, none } = filter.assignees;
+        // Planned with its values each time (as labels): a member with a handful of issues wants the GIN index, one
+        // with a third of the workspace the order's index. `= '{}'` as the unassigned index's predicate is written.
+        q = q.where((eb) =>
+          eb.or([
+            ...(ids.length ? [sql<SqlBool>`i.assignee_ids && ${ids}::uuid[] ${sql.raw(CUSTOM_PLAN)}`] : []),
+            ...(none ? [sql<SqlBool>`i.assignee_ids = '{}'`] : []),
+          ]),
+        );
+      }
+      if (filter.createdFrom !== undefined) q = q.where(sql<boolean>`i.created_at >= ${filter.createdFrom}::timestamptz`);
+      if (filter.createdTo !== undefined) q = q.where(sql<boolean>`i.created_at < ${filter.createdTo}::timestamptz`);
+      if (filter.updatedFrom !== undefined) q = q.where(sql<boolean>`i.updated_at >= ${filter.updatedFrom}::timestamptz`);
+      if (filter.updatedTo !== undefined) q = q.where(sql<boolean>`i.updated_at < ${filter.updatedTo}::timestamptz`);
       if (filter.targetDateFrom !== undefined) q = q.where('i.target_date', '>=', filter.targetDateFrom);
       if (filter.targetDateTo !== undefined) q = q.where('i.target_date', '<=', filter.targetDateTo);
       // Planned with its values each time: one generic plan cannot serve both a common and a rare label.
@@ -329,37 +510,51 @@ export function workItemsRepository() {
       }
       if (filter.overdue) {
         const { today } = filter.overdue;
-        const overdue = (eb: ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>) =>
-          eb.and([eb('i.target_date', '<', today), eb('i.state_group', 'not in', ['completed', 'cancelled'])]);
+        const overdue = (eb: IssueEb) => eb.and([eb('i.target_date', '<', today), eb('i.state_group', 'not in', ['completed', 'cancelled'])]);
         q = filter.overdue.overdue ? q.where(overdue) : q.where((eb) => eb.not(overdue(eb)).or('i.target_date', 'is', null));
       }
       for (const condition of filter.conditions) q = q.where(condition);
-      const unfiltered =
-        !filter.stateGroups?.length &&
-        !filter.priorities?.length &&
-        filter.targetDateFrom === undefined &&
-        filter.targetDateTo === undefined &&
-        !filter.overdue &&
-        !filter.conditions.length &&
-        !filter.parentIds?.length;
-      // Unfiltered, the total is the count the database keeps on the project (migration 1070); filtered by one label
-      // alone, the count it keeps for the label (1080): flat at any size.
-      const counted =
-        unfiltered && !filter.labelIds?.length
-          ? tx.selectFrom('projects').select('issue_count as n').where('workspace_id', '=', workspaceId).where('id', '=', projectId).executeTakeFirstOrThrow()
-          : unfiltered && filter.labelIds?.length === 1
-            ? labelIssueCount(tx, workspaceId, projectId, filter.labelIds[0]!)
-            : q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const [rows, count] = await Promise.all([
-        (filter.order ? q.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`) : q)
-          .select([...issueColumns.map((c) => `i.${c}` as const), ...derivedColumns('i')])
-          .orderBy('i.sequence_id', 'desc')
-          .offset(page.offset)
-          .limit(page.per_page)
-          .execute(),
-        counted,
-      ]);
-      return { rows, total: Number(count.n) };
+
+      /**
+       * A page in the list's order. `sortAll`: the order as an expression no index yields, so the matching issues are
+       * found by the filter's own index and sorted (the same order, the same rows). `sequences`: the sequence ids the
+       * matching issues lie between (a redundant condition that starts the walk at the newest of them).
+       */
+      const pageOf = (sortAll: boolean, sequences?: { lo: number; hi: number }) => {
+        let base = q;
+        // Planned with its values each time: a generic plan sorts the whole range instead of walking from its newest.
+        if (sequences) base = base.where(sql<boolean>`i.sequence_id BETWEEN ${sequences.lo} AND ${sequences.hi} ${sql.raw(CUSTOM_PLAN)}`);
+        let rows = (
+          filter.order ? base.orderBy((eb) => sql`${filter.order!.key(eb)} ${sql.raw(filter.order!.desc ? 'DESC' : 'ASC')} NULLS LAST`) : base
+        ).select([...issueColumns.map((c) => `i.${c}` as const), ...derivedColumns('i')]);
+        if (projectId !== null) rows = rows.orderBy(sortAll ? sql`i.sequence_id + 0` : sql`i.sequence_id`, 'desc');
+        else rows = rows.orderBy(sortAll ? sql`i.created_at + interval '0 seconds'` : sql`i.created_at`, 'desc').orderBy('i.id', 'desc');
+        return rows.offset(page.offset).limit(page.per_page).execute();
+      };
+      // A project's issues created (or updated) between two instants, and nothing else: counted from the sort index of
+      // that column alone, with the sequence ids they lie between, then the page from the newest of them. Walking the
+      // list's order instead passes every newer issue first (200 ms for a range of old issues in a million).
+      const range = instantRangeOf(filter);
+      if (projectId !== null && range) {
+        const found = await instantRange(tx, workspaceId, projectId, range);
+        const total = Number(found.n);
+        if (!total || found.lo === null || found.hi === null) return { rows: [], total };
+        return { rows: await pageOf(false, { lo: found.lo, hi: found.hi }), total };
+      }
+      // A member's issues have no index in the list's order (GIN holds no order): the planner walks the order's index
+      // and checks each issue, which it expects to stop after a few rows, and which walks a million when the member's
+      // issues are all old (someone who left a year ago). When the kept counts say they are few, sorting them all is
+      // cheap and bounded: count first, then sort the few.
+      const kept = keptFilterOf(filter, projectId);
+      if (kept && !filter.order && filter.assignees?.ids.length) {
+        const counts = await keptIssueCount(tx, workspaceId, kept, true);
+        const total = Number(counts.n);
+        // Sorted whole when few match and the index that finds them yields few (the assignee index yields all the
+        // member's issues, before the other conditions).
+        return { rows: await pageOf(total <= SORT_ALL_UP_TO && Number(counts.assigned) <= 4 * SORT_ALL_UP_TO), total };
+      }
+      const [found, count] = await Promise.all([pageOf(false), totalOf(tx, workspaceId, projectId, filter, q)]);
+      return { rows: found, total: Number(count.n) };
     },
 
     updateIssue(
@@ -413,6 +608,7 @@ export function workItemsRepository() {
 
     ...labelQueries(),
     ...relationQueries(),
+    ...issueCountQueries(),
 
     insertComment(tx: Executor, c: Insertable<Database['comments']>) {
       return tx.insertInto('comments').values(c).returning(commentColumns).executeTakeFirstOrThrow();

@@ -29,6 +29,7 @@ import {
   UpdateIssueBody,
   UpdateProjectBody,
   UpdateStateBody,
+  WorkspaceIssueListQuery,
 } from './work-items.schemas.js';
 import type { WorkItemsService } from './work-items.service.js';
 
@@ -136,23 +137,44 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
     },
   );
 
+  const FILTERS =
+    'Filters, each repeatable (`?state_id=a&state_id=b`) or comma-separated (`?state_id=a,b`), values ORed, filters ' +
+    'ANDed: `state_group`, `priority`, `state_id`, `assignee_id` (UUID, `me`, `none`), `created_by` (UUID, `me`), ' +
+    '`label_id`, `parent_id` (UUID, `none`: top-level issues); `created_from`/`updated_from` (inclusive) and ' +
+    '`created_to`/`updated_to` (exclusive) instants; `target_date_from`/`target_date_to` dates, `overdue`. An id that ' +
+    "names nothing (another workspace's, a deleted state's) matches nothing; a malformed value is a 400 naming the " +
+    'parameter. Custom property filters: `custom.<propertyId>=<value>` (equality; contains for multi_select) and ' +
+    '`custom.<propertyId>.gte` / `custom.<propertyId>.lte` (ranges for number and date properties). `total` is exact.';
   app.get(
     '/api/workspaces/:slug/projects/:projectId/issues/',
     {
       schema: {
         ...issues,
         summary: 'Issues of the project, newest first',
-        description:
-          'Filters: `state_group` and `priority` (comma-separated lists), `label_id` and `parent_id` (repeatable or ' +
-          'comma-separated; `parent_id=none`: top-level issues). Custom property filters: ' +
-          '`custom.<propertyId>=<value>` (equality; contains for multi_select) and `custom.<propertyId>.gte` / ' +
-          '`custom.<propertyId>.lte` (ranges for number and date properties).',
+        description: FILTERS,
         params: ProjectParams,
         querystring: IssueListQuery,
         response: { 200: pageSchema(Issue), ...errorResponses(400, 404) },
       },
     },
     async (req) => workItems.listIssues(actorOf(req), req.params.slug, req.params.projectId, req.query),
+  );
+  app.get(
+    '/api/workspaces/:slug/issues/',
+    {
+      schema: {
+        ...issues,
+        summary: 'Issues of every project of the workspace, newest first',
+        description:
+          'The project list across the workspace (every role that reads the workspace), with the same filters and ' +
+          'sorts plus `project_id` (repeatable). "My issues": `assignee_id=me&state_group=unstarted&state_group=started`. ' +
+          FILTERS,
+        params: SlugParams,
+        querystring: WorkspaceIssueListQuery,
+        response: { 200: pageSchema(Issue), ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => workItems.listWorkspaceIssues(actorOf(req), req.params.slug, req.query),
   );
   app.post(
     '/api/workspaces/:slug/projects/:projectId/issues/',

@@ -198,36 +198,62 @@ export const CreateRelationBody = Type.Object({
   issue_id: Type.String({ format: 'uuid', description: 'The other issue: any project of the same workspace' }),
 });
 
+/**
+ * A filter of the issue list that may be repeated (`?state_id=a&state_id=b`) or given comma-separated
+ * (`?state_id=a,b`): its values are ORed; different filters are ANDed (contract 23.2). The values are checked by the
+ * service, which names the parameter of a malformed one (`/querystring/state_id`).
+ */
+const Repeatable = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
+const INSTANT = 'an ISO 8601 date-time with an offset, e.g. 2026-11-21T09:30:00Z';
+
+const issueListFilters = {
+  state_group: Repeatable('Issues in any of these state groups: backlog, unstarted, started, completed, cancelled'),
+  priority: Repeatable('Issues of any of these priorities: urgent, high, medium, low, none'),
+  state_id: Repeatable('Issues in any of these states (UUIDs); a state of another project or workspace matches nothing'),
+  assignee_id: Repeatable(
+    'Issues assigned to any of these: member UUIDs, `me` (the caller) or `none` (no assignee); ' +
+      'an id that is not a member matches nothing. `assignee_id=me&state_group=unstarted&state_group=started`: "my issues"',
+  ),
+  created_by: Repeatable('Issues created by any of these users: UUIDs or `me` (the caller)'),
+  created_from: Repeatable(`created_at at or after this instant (inclusive): ${INSTANT}. Repeated: the earliest`),
+  created_to: Repeatable(`created_at before this instant (exclusive): ${INSTANT}. Repeated: the latest`),
+  updated_from: Repeatable(`updated_at at or after this instant (inclusive): ${INSTANT}. Repeated: the earliest`),
+  updated_to: Repeatable(`updated_at before this instant (exclusive): ${INSTANT}. Repeated: the latest`),
+  target_date_from: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or after this date (YYYY-MM-DD)' })),
+  target_date_to: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or before this date (YYYY-MM-DD)' })),
+  label_id: Repeatable('Issues with any of these labels (UUIDs)'),
+  parent_id: Repeatable('Children of any of these issues (UUIDs); `none`: top-level issues'),
+  overdue: Type.Optional(
+    Type.Boolean({
+      description: 'true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue',
+    }),
+  ),
+};
+
+const SORTS =
+  'sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or ' +
+  'custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way.';
+
 export const IssueListQuery = Type.Object(
   {
     ...PageQuery.properties,
-    state_group: Type.Optional(Type.String({ description: 'One or more state groups, comma-separated' })),
-    priority: Type.Optional(Type.String({ description: 'One or more priorities, comma-separated' })),
-    target_date_from: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or after this date (YYYY-MM-DD)' })),
-    target_date_to: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or before this date (YYYY-MM-DD)' })),
-    label_id: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.String())], {
-        description: 'Issues with any of these labels (repeat the parameter, or separate with commas)',
-      }),
-    ),
-    parent_id: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.String())], {
-        description: 'Children of any of these issues; none: top-level issues (repeatable, or comma-separated)',
-      }),
-    ),
-    overdue: Type.Optional(
-      Type.Boolean({
-        description: 'true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue',
-      }),
-    ),
+    ...issueListFilters,
+    order_by: Type.Optional(Type.String({ maxLength: 100, description: `Sort: ${SORTS} Ties by sequence_id descending. Default: sequence_id descending.` })),
+  },
+  { additionalProperties: true },
+);
+
+export const WorkspaceIssueListQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    project_id: Repeatable("Issues of any of these projects of the workspace (UUIDs); another workspace's project matches nothing"),
+    ...issueListFilters,
     order_by: Type.Optional(
       Type.String({
         maxLength: 100,
         description:
-          'Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, ' +
-          'estimate_minutes or custom.<propertyId>; a leading - ' +
-          'sorts descending. Issues without a value come last either way; ties by sequence_id descending. ' +
-          'Default: sequence_id descending.',
+          `Sort: ${SORTS} A custom property belongs to one project: the other projects' issues have no value and come last. ` +
+          'Ties newest first (created_at, then id, descending). Default: newest first.',
       }),
     ),
   },
