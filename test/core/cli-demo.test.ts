@@ -243,6 +243,14 @@ describe('cli demo, in process', () => {
     const desk = projects.find((p) => p.identifier === 'SD')!;
     const baselines = (await api.GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', { params: { path: { slug, projectId: desk.id } } })).data!;
     expect(baselines.map((b) => b.name).sort()).toEqual(['Sprint 1 start', 'Sprint 2 start']);
+    // Saved views (23.3): "My issues" runs for whoever asks, the desk's urgent queue has issues in it.
+    const views = (await api.GET('/api/workspaces/{slug}/views/', { params: { path: { slug } } })).data!;
+    expect(views.map((v) => v.name)).toEqual(['My issues', 'Urgent and high, open']);
+    const urgent = (
+      await api.GET('/api/workspaces/{slug}/views/{viewId}/issues/', { params: { path: { slug, viewId: views[1]!.id }, query: { offset: 0, per_page: 5 } } })
+    ).data!;
+    expect(urgent.total).toBeGreaterThan(0);
+    expect(urgent.results.every((i) => ['urgent', 'high'].includes(i.priority))).toBe(true);
     const issues = (
       await api.GET('/api/workspaces/{slug}/projects/{projectId}/issues/', {
         params: { path: { slug, projectId: desk.id }, query: { offset: 0, per_page: 100 } },

@@ -94,6 +94,13 @@ export interface DemoBackend {
   listRelations(slug: string, projectId: string, issueId: string): Promise<{ type: string; issue: { id: string } }[]>;
   createRelation(slug: string, projectId: string, issueId: string, input: { type: RelationType; issue_id: string }): Promise<void>;
 
+  /** The caller's views and the shared ones (contract 23.3). */
+  listViews(slug: string): Promise<{ id: string; name: string }[]>;
+  createView(
+    slug: string,
+    input: { name: string; project_id: string | null; filters: Record<string, string[]>; order_by: string | null; shared: boolean },
+  ): Promise<{ id: string; name: string }>;
+
   listBaselines(slug: string, projectId: string): Promise<{ id: string; name: string }[]>;
   createBaseline(slug: string, projectId: string, name: string): Promise<{ id: string; name: string }>;
 

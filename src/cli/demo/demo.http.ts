@@ -185,6 +185,9 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
       await unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/relations/', { ...inIssue(slug, projectId, issueId), body }));
     },
 
+    listViews: (slug) => unwrap(api().GET('/api/workspaces/{slug}/views/', ws(slug))),
+    createView: (slug, body) => unwrap(api().POST('/api/workspaces/{slug}/views/', { ...ws(slug), body })),
+
     listBaselines: (slug, projectId) => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/baselines/', inProject(slug, projectId))),
     createBaseline: (slug, projectId, name) =>
       unwrap(api().POST('/api/workspaces/{slug}/projects/{projectId}/baselines/', { ...inProject(slug, projectId), body: { name } })),

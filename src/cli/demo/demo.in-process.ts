@@ -189,6 +189,9 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
       await s.workItems.createRelation(me(), slug, projectId, issueId, input);
     },
 
+    listViews: (slug) => s.savedViews.list(me(), slug),
+    createView: (slug, input) => s.savedViews.create(me(), slug, input),
+
     listBaselines: (slug, projectId) => s.baselines.list(me(), slug, projectId),
     createBaseline: (slug, projectId, name) => s.baselines.create(me(), slug, projectId, { name }),
 

@@ -457,6 +457,33 @@ async function relateIssues(ctx: DemoContext): Promise<string[]> {
   return added;
 }
 
+/**
+ * Saved views (contract 23.3): "My issues" for everyone (shared, workspace-wide; `me` is whoever runs it) and the
+ * service desk's urgent queue. A view of the same name is left as it is.
+ */
+async function savedViews(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const existing = new Set((await api.listViews(slug)).map((v) => v.name));
+  const desk = (await ctx.project('SD')).id;
+  const views: Parameters<typeof api.createView>[1][] = [
+    { name: 'My issues', project_id: null, filters: { assignee_id: ['me'], state_group: ['unstarted', 'started'] }, order_by: 'priority', shared: true },
+    {
+      name: 'Urgent and high, open',
+      project_id: desk,
+      filters: { priority: ['urgent', 'high'], state_group: ['backlog', 'unstarted', 'started'] },
+      order_by: 'priority',
+      shared: true,
+    },
+  ];
+  const added: string[] = [];
+  for (const view of views) {
+    if (existing.has(view.name)) continue;
+    await api.createView(slug, view);
+    added.push(`view "${view.name}"`);
+  }
+  return added;
+}
+
 const laterOf = (planned: PlannedIssue) => planned.later!;
 
 /**
@@ -672,6 +699,7 @@ export const DEMO_STEPS: DemoStep[] = [
   { name: 'issues, second sprint', run: (ctx) => completeIssues(ctx, ctx.plan.firstHalf, ctx.plan.issues.length) },
   { name: 'sub-issues', run: subIssueTrees },
   { name: 'relations', run: relateIssues },
+  { name: 'saved views', run: savedViews },
   { name: 'dates and estimates', run: completePlanning },
   { name: 'worklogs', run: completeWorklogs },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },
