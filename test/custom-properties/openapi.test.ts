@@ -23,6 +23,6 @@ describe('custom properties in the OpenAPI document', () => {
       expect(doc.paths[path], path).toBeDefined();
     }
     const put = doc.paths['/api/workspaces/{slug}/issues/{issueId}/custom-values/{propertyId}/'].put;
-    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '500']);
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '500', '503']);
   });
 });
