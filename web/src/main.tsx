@@ -15,6 +15,7 @@ import { Calendars } from './pages/calendars.js';
 import { Labels } from './pages/labels.js';
 import { States } from './pages/states.js';
 import { Timesheet } from './pages/timesheet.js';
+import { MyIssues, ViewPage, ViewsNav } from './pages/views.js';
 import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
 import { Projects, Workspaces } from './pages/workspaces.js';
 import { Link, match, navigate, useLocation } from './router.js';
@@ -33,6 +34,8 @@ const ROUTES: Route[] = [
   { path: '/sign-up', page: () => <SignUp />, public: true },
   { path: '/', page: () => <Workspaces /> },
   { path: '/w/:slug', page: (p) => <Projects slug={p.slug!} /> },
+  { path: '/w/:slug/my-issues', page: (p, q) => <MyIssues slug={p.slug!} query={q} /> },
+  { path: '/w/:slug/views/:viewId', page: (p, q) => <ViewPage key={p.viewId} slug={p.slug!} viewId={p.viewId!} query={q} /> },
   { path: '/w/:slug/sla/breached', page: (p) => <BreachedBoard slug={p.slug!} /> },
   { path: '/w/:slug/sla/at-risk', page: (p) => <AtRiskBoard slug={p.slug!} /> },
   { path: '/w/:slug/sla/policies', page: (p) => <Policies slug={p.slug!} /> },
@@ -60,6 +63,7 @@ const ROUTES: Route[] = [
 function workspaceNav(slug: string) {
   return [
     { to: `/w/${slug}`, label: 'Projects' },
+    { to: `/w/${slug}/my-issues`, label: 'My issues' },
     { to: `/w/${slug}/sla/breached`, label: 'SLA breached' },
     { to: `/w/${slug}/sla/at-risk`, label: 'SLA at risk' },
     { to: `/w/${slug}/sla/policies`, label: 'SLA policies' },
@@ -137,6 +141,7 @@ function App() {
           </>
         ) : null}
       </header>
+      {signedIn && slug ? <ViewsNav slug={slug} path={path} /> : null}
       {signedIn && slug && projectId && projectId !== 'new' ? (
         <div class="subnav">
           <Nav label="Project" path={path} items={projectNav(slug, projectId)} />

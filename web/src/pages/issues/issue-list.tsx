@@ -1,12 +1,14 @@
 /**
- * The issues of a project: filters, sort and page size in the URL, custom values as columns, label chips; rows can be
- * selected (a checkbox each, shift-click for a range, one for the page) and changed together from the bulk bar.
+ * The issues of a project: filters (the filter bar: several values each, savable as a view), sort and page size in the
+ * URL, custom values as columns, label chips; rows can be selected (a checkbox each, shift-click for a range, one for the
+ * page) and changed together from the bulk bar.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Answer, api, PRIORITIES, STATE_GROUPS, unwrap } from '../../api.js';
+import { type Answer, api, unwrap } from '../../api.js';
 import { byId, type Column, DataTable } from '../../components/data-table.js';
 import { LabelChips, useLabels } from '../../components/label-chips.js';
 import { SelectField } from '../../components/options.js';
+import { FILTER_KEYS, FilterBar, type Filters, readFilters } from './filter-bar.js';
 import { Link, navigate } from '../../router.js';
 import { Badge, Empty, PageTitle, Pager, Show, useLoad } from '../../ui.js';
 import { BulkBar } from './bulk-bar.js';
@@ -32,29 +34,26 @@ function showValue(v: Value): string {
 }
 
 export function IssueList({ slug, projectId, query }: { slug: string; projectId: string; query: URLSearchParams }) {
-  const stateGroup = query.get('state_group') ?? '';
-  const priority = query.get('priority') ?? '';
-  const labelId = query.get('label_id') ?? '';
+  const filters = readFilters(query);
+  const filterKey = JSON.stringify(filters);
   const offset = Number(query.get('offset') ?? '0') || 0;
   const perPage = PER_PAGES.includes(Number(query.get('per_page'))) ? Number(query.get('per_page')) : 20;
   const PER_PAGE = perPage;
   const orderBy = query.get('order_by') || DEFAULT_ORDER;
   const sortKey = orderBy.replace(/^-/, '');
   const descending = orderBy.startsWith('-');
-  const setQuery = (next: Record<string, string | number>) => {
-    const q = new URLSearchParams({
-      state_group: stateGroup,
-      priority,
-      label_id: labelId,
-      order_by: orderBy,
-      offset: String(offset),
-      per_page: String(perPage),
-      ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])),
-    });
+  /** The URL with `next` in place of those keys (a list: the key repeated); defaults and empty values left out. */
+  const setQuery = (next: Record<string, string | number | string[]>) => {
+    const q = new URLSearchParams(query);
+    for (const [k, v] of Object.entries(next)) {
+      q.delete(k);
+      for (const one of Array.isArray(v) ? v : [String(v)]) q.append(k, one);
+    }
     for (const [k, v] of [...q])
-      if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20') || (k === 'order_by' && v === DEFAULT_ORDER)) q.delete(k);
+      if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20') || (k === 'order_by' && v === DEFAULT_ORDER)) q.delete(k, v);
     navigate(`/w/${slug}/p/${projectId}/issues${q.size ? `?${q}` : ''}`);
   };
+  const setFilters = (next: Filters) => setQuery({ ...Object.fromEntries(FILTER_KEYS.map((k) => [k, next[k] ?? []])), offset: 0 });
   const page = useLoad(async () => {
     const client = api();
     const path = { slug, projectId };
@@ -67,9 +66,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
               offset,
               per_page: PER_PAGE,
               order_by: orderBy,
-              ...(stateGroup ? { state_group: stateGroup } : {}),
-              ...(priority ? { priority } : {}),
-              ...(labelId ? { label_id: labelId } : {}),
+              ...filters,
             },
           },
         }),
@@ -85,21 +82,19 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     );
     const properties = defs.map((d) => ({ id: d.id, name: d.name }));
     return { issues, values, properties };
-  }, [slug, projectId, stateGroup, priority, labelId, offset, perPage, orderBy]);
+  }, [slug, projectId, filterKey, offset, perPage, orderBy]);
   const labels = useLabels(slug, projectId);
   const states = useLoad(
     () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
     [slug, projectId],
   );
   const stateName = new Map((states.data ?? []).map((s) => [s.id, s.name]));
-  const labelItems = (labels.data ?? []).map((l) => [l.id, l.name] as const);
-  if (labelId && !labelItems.some(([id]) => id === labelId)) labelItems.push([labelId, labels.data ? 'a deleted label' : '…'] as const);
 
   // The selection belongs to one page of one query: another page, filter or sort starts empty.
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [notice, setNotice] = useState('');
   const anchor = useRef<number | null>(null);
-  const pageKey = [stateGroup, priority, labelId, offset, perPage, orderBy].join('|');
+  const pageKey = [filterKey, offset, perPage, orderBy].join('|');
   useEffect(() => {
     setSelected(new Set());
     anchor.current = null;
@@ -149,10 +144,15 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
       >
         Issues
       </PageTitle>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <SelectField label="State group" all="All" items={STATE_GROUPS} value={stateGroup} onChange={(v) => setQuery({ state_group: v, offset: 0 })} />
-        <SelectField label="Priority" all="All" items={PRIORITIES} value={priority} onChange={(v) => setQuery({ priority: v, offset: 0 })} />
-        <SelectField label="Label" all="All" items={labelItems} value={labelId} onChange={(v) => setQuery({ label_id: v, offset: 0 })} />
+      <FilterBar
+        slug={slug}
+        projectId={projectId}
+        filters={filters}
+        orderBy={orderBy === DEFAULT_ORDER ? null : orderBy}
+        states={states.data ?? []}
+        labels={labels.data ?? []}
+        onChange={setFilters}
+      >
         <SelectField
           label="Sort by"
           items={sorts.map(([k, label]) => [k, k.startsWith('custom.') ? `${label} (custom)` : label] as const)}
@@ -169,7 +169,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
           onChange={(v) => setQuery({ order_by: `${v === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}
         />
         <SelectField label="Per page" items={PER_PAGES} value={String(perPage)} onChange={(v) => setQuery({ per_page: v, offset: 0 })} />
-      </form>
+      </FilterBar>
       <p class="notice" role="status">
         {notice}
       </p>
@@ -247,7 +247,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
               <Pager always offset={offset} perPage={PER_PAGE} shown={issues.results.length} total={issues.total} onPage={(o) => setQuery({ offset: o })} />
             </>
           ) : (
-            <Empty>No issues match. {stateGroup || priority || labelId ? 'Clear the filters or create one.' : 'Create the first one.'}</Empty>
+            <Empty>No issues match. {Object.keys(filters).length ? 'Clear the filters or create one.' : 'Create the first one.'}</Empty>
           )
         }
       </Show>

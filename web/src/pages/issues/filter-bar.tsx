@@ -1,0 +1,155 @@
+/**
+ * The issue list's filter bar (contract 23.2, 23.5): assignee, state, priority and label, several values each, kept in
+ * the URL (`?state_id=a&state_id=b`, a shareable link); "Clear" and "Save as view" (23.3) beside them.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, PRIORITIES, unwrap } from '../../api.js';
+import { ActionForm } from '../../components/action-form.js';
+import { Link } from '../../router.js';
+import { errorsAt, Field, formValues, useAction, useLoad } from '../../ui.js';
+
+export type Filters = Record<string, string[]>;
+/** The list's filters a URL may carry; the bar shows the first four, the rest are kept (and saved) as they are. */
+export const FILTER_KEYS = [
+  'assignee_id',
+  'state_id',
+  'priority',
+  'label_id',
+  'state_group',
+  'created_by',
+  'parent_id',
+  'created_from',
+  'created_to',
+  'updated_from',
+  'updated_to',
+];
+/** Saved views and the sidebar listen to this to list views anew. */
+export const VIEWS_CHANGED = 'console:views';
+
+export function readFilters(query: URLSearchParams): Filters {
+  const out: Filters = {};
+  for (const k of FILTER_KEYS) {
+    const v = query.getAll(k).filter(Boolean);
+    if (v.length) out[k] = v;
+  }
+  return out;
+}
+
+type Item = readonly [string, string];
+
+/**
+ * A labelled multiple select whose first option, "All", stands for no filter. Ctrl/⌘-click or Shift+arrows pick
+ * several; picking "All" again clears the others.
+ */
+export function MultiSelect({ label, items, values, onChange }: { label: string; items: readonly Item[]; values: string[]; onChange: (v: string[]) => void }) {
+  const all = [...items, ...values.filter((v) => !items.some(([id]) => id === v)).map((v): Item => [v, 'unknown (deleted)'])];
+  return (
+    <Field label={label}>
+      {(id, by) => (
+        <select
+          id={id}
+          multiple
+          size={Math.min(all.length + 1, 5)}
+          aria-describedby={by}
+          onChange={(e) => {
+            const picked = [...e.currentTarget.selectedOptions].map((o) => o.value);
+            onChange(picked.includes('') && values.length ? [] : picked.filter(Boolean));
+          }}
+        >
+          <option value="" selected={!values.length}>
+            All
+          </option>
+          {all.map(([v, text]) => (
+            <option key={v} value={v} selected={values.includes(v)}>
+              {text}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+export function FilterBar({
+  slug,
+  projectId,
+  filters,
+  orderBy,
+  states,
+  labels,
+  onChange,
+  children,
+}: {
+  slug: string;
+  projectId: string;
+  filters: Filters;
+  /** The list's sort when it is not the default: saved with the view. */
+  orderBy: string | null;
+  states: readonly { id: string; name: string }[];
+  labels: readonly { id: string; name: string }[];
+  onChange: (next: Filters) => void;
+  /** Sort and page size, in the same row. */
+  children: ComponentChildren;
+}) {
+  const members = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/members/', { params: { path: { slug } } })), [slug]);
+  const [saving, setSaving] = useState(false);
+  const nameInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (saving) nameInput.current?.focus();
+  }, [saving]);
+  const [saved, setSaved] = useState<{ id: string; name: string } | null>(null);
+  const save = useAction(async (form: HTMLFormElement) => {
+    const v = formValues(form);
+    const view = await unwrap(
+      api().POST('/api/workspaces/{slug}/views/', {
+        params: { path: { slug } },
+        body: { name: v.name ?? '', project_id: projectId, shared: v.shared === 'on', filters, order_by: orderBy },
+      }),
+    );
+    setSaving(false);
+    setSaved(view);
+    window.dispatchEvent(new Event(VIEWS_CHANGED));
+  });
+  const set = (key: string) => (values: string[]) => {
+    setSaved(null);
+    onChange({ ...filters, [key]: values });
+  };
+  const any = Object.keys(filters).length > 0;
+  const people: Item[] = [['me', 'Me'], ['none', 'No assignee'], ...(members.data ?? []).map((m): Item => [m.user_id, m.display_name])];
+  return (
+    <>
+      <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <MultiSelect label="Assignee" items={people} values={filters.assignee_id ?? []} onChange={set('assignee_id')} />
+        <MultiSelect label="State" items={states.map((s): Item => [s.id, s.name])} values={filters.state_id ?? []} onChange={set('state_id')} />
+        <MultiSelect label="Priority" items={PRIORITIES.map((p): Item => [p, p])} values={filters.priority ?? []} onChange={set('priority')} />
+        <MultiSelect label="Label" items={labels.map((l): Item => [l.id, l.name])} values={filters.label_id ?? []} onChange={set('label_id')} />
+        {children}
+        <div class="filter-actions">
+          <button type="button" class="secondary" disabled={!any} onClick={() => onChange({})}>
+            Clear filters
+          </button>
+          <button type="button" class="secondary" aria-expanded={saving} onClick={() => setSaving(!saving)}>
+            Save as view
+          </button>
+        </div>
+      </form>
+      <p class="muted hint">Ctrl/⌘-click (or Shift with the arrow keys) picks several values of one filter.</p>
+      {saving ? (
+        <ActionForm class="inline save-view" action={save} submit="Save view" problem="outside">
+          <Field label="View name" errors={errorsAt(save.error, '/name')}>
+            {(id, by) => <input id={id} name="name" required maxLength={100} aria-describedby={by} ref={nameInput} />}
+          </Field>
+          <label class="check">
+            <input type="checkbox" name="shared" /> Shared with the workspace
+          </label>
+        </ActionForm>
+      ) : null}
+      {saved ? (
+        <p class="notice" role="status">
+          View saved: <Link to={`/w/${slug}/views/${saved.id}`}>{saved.name}</Link>
+        </p>
+      ) : null}
+    </>
+  );
+}
