@@ -160,6 +160,21 @@ describe('bodies over the 1 MiB limit', () => {
     expect(answer).toContain('"code":"payload_too_large"');
   });
 
+  it("answers the provider callback's bodies over its 64 KiB the same way: a readable plain-text 413, then close", async () => {
+    const { url } = ctx();
+    for (const framing of ['length', 'chunked'] as const) {
+      for (let i = 0; i < 5; i++) {
+        const answer = await sendRaw(url, 'POST', '/api/webhooks/provider/callback/', 'none', oversizedJson(MIB), framing);
+        expect(answer.clientError, framing).toBeNull();
+        expect(answer.status).toBe(413);
+        expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+        expect(answer.headers.connection).toBe('close');
+        expect(answer.text).toBe('PAYLOAD TOO LARGE');
+        expect(answer.sent).toBe(MIB);
+      }
+    }
+  });
+
   it('answers a small body as before on the same kind of connection', async () => {
     const { api, url } = ctx();
     const ws = await createWorkspace(api);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../../http/auth.js';
-import { registerProviderCallbackParsers } from '../../../http/body-guards.js';
+import { discardBody, registerProviderCallbackParsers } from '../../../http/body-guards.js';
 import { errorResponses, PageQuery, pageSchema } from '../../../http/schemas.js';
 import { CheckoutBody, CheckoutSession, Payment, WorkspaceParams } from '../billing.schemas.js';
 import type { BillingService } from '../billing.service.js';
@@ -49,14 +49,20 @@ const PlainText = Type.String({ description: 'text/plain' });
  */
 export const billingCallbackRoutes: FastifyPluginAsyncTypebox<Opts> = async (app, { billing }) => {
   registerProviderCallbackParsers(app); // strict UTF-8 form and JSON: a malformed body is a plain-text 400
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'billing: provider callback crashed');
     else request.log.warn({ status }, 'billing: provider callback refused');
+    if (status === 413) {
+      // Over its 64 KiB: the rest is read and dropped before the answer, as for the API (src/http/errors.ts), so a
+      // sender still writing reads the 413 instead of a reset.
+      await discardBody(request.raw, Number(request.headers['content-length']));
+      void reply.header('connection', 'close');
+    }
     return reply
       .status(status)
       .type('text/plain; charset=utf-8')
-      .send(status === 500 ? 'ERROR' : 'BAD REQUEST');
+      .send(status === 500 ? 'ERROR' : status === 413 ? 'PAYLOAD TOO LARGE' : 'BAD REQUEST');
   });
   app.post(
     '/api/webhooks/provider/callback/',
