@@ -109,7 +109,8 @@ describe.skipIf(!hasChromium)('the filter bar, saved views and "My issues" in Ch
     await tabTo(page, 'Save as view');
     await page.keyboard.press('Enter');
     await page.getByLabel('View name').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('name');
+    // The form moves the focus to its name field once it has rendered (an effect): wait for it, as a person would.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('name');
     await page.keyboard.type('SD: mine, open');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Space'); // the "Shared with the workspace" checkbox
