@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 /**
  * Contract 19.8 in Chromium: checkout through the console saving the card, the stored cards (default, make default,
@@ -132,6 +132,7 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     expect(await renewal.textContent()).toContain('failed');
     expect(await renewal.textContent()).toContain('insufficient_funds');
     await h.shot('past-due');
+    await expectAccessible(page, 'the billing page of a past_due subscription');
 
     await dunning.getByRole('button', { name: 'Retry now' }).click();
     const outcome = dunning.getByRole('status');

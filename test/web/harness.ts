@@ -3,7 +3,8 @@
  * admin with a workspace whose token the pages start with. Screenshots go to test-results/web (not committed).
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildWeb } from '../../scripts/build-web.js';
@@ -123,4 +124,26 @@ export async function tabTo(page: Page, name: string | RegExp, max = 60): Promis
     }
   }
   throw new Error(`Tab never reached ${String(name)}`);
+}
+
+/**
+ * Runs axe-core (WCAG 2 A/AA rules) on the page as it stands and fails on any serious or critical violation, naming
+ * the rule and the first elements it found. The page must have finished loading what it shows.
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated through the DevTools protocol, not added as a script element: the console's CSP (script-src 'self')
+  // rightly refuses inline scripts, and the harness counts every CSP violation as a failure.
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious, `${what}: ${JSON.stringify(serious)}`).toEqual([]);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 describe.skipIf(!hasChromium)('issue list sorting and the issue history in Chromium', () => {
   let h: Harness;
@@ -97,6 +97,10 @@ describe.skipIf(!hasChromium)('issue list sorting and the issue history in Chrom
     expect(texts[4]).toContain('Ada moved it from Waiting on customer (started) to In Progress (started) SLA resumed');
     expect(texts.some((t) => t.includes("changed the project's SLA policy from the workspace default to Gold"))).toBe(true);
     expect(await page.locator('ol.history time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await h.shot('history');
+    // The SLA block (a definition list) and the rest of the issue page: no serious axe violation.
+    await page.locator('dl.sla').waitFor();
+    await expectAccessible(page, 'the issue page');
     await h.shot('history');
     await h.checkPhone('issue-history', `/w/${h.slug}/p/${projectId}/issues/${issues.Alpha}`);
   });

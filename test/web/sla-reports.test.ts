@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -75,6 +75,7 @@ describe.skipIf(!hasChromium)('SLA reports in Chromium', () => {
     await table.getByRole('rowheader', { name: 'Urgent' }).waitFor();
     expect(await table.getByRole('rowheader', { name: 'High' }).count()).toBe(1);
     await h.shot('page');
+    await expectAccessible(page, 'the SLA report page');
     await page.getByLabel('Target').selectOption('response');
     expect(await chart.getAttribute('aria-label')).toMatch(/Weekly response achievement/);
   });

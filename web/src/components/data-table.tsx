@@ -14,15 +14,18 @@ export function DataTable<T>({
   rows,
   rowKey,
   selected,
+  label,
 }: {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T, index: number) => string | number;
   /** Rows the user picked (a checkbox in a cell says so to assistive technology; this only highlights the row). */
   selected?: (row: T) => boolean;
+  /** What the table holds: the name of its scrolling region (a keyboard reaches a table wider than the page). */
+  label?: string;
 }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label={label ?? 'Table'} tabIndex={0}>
       <table>
         <thead>
           <tr>

@@ -190,6 +190,7 @@ export function ForecastPage({ slug, projectId, query }: { slug: string; project
             <details>
               <summary>Throughput by week</summary>
               <DataTable
+                label="Throughput by week"
                 columns={[
                   { header: 'Week of', cell: (w) => <DateText date={w.week_start} /> },
                   { header: 'Completed', cell: (w) => w.completed },

@@ -155,7 +155,7 @@ function PriorityTable({ report }: { report: Report }) {
     </>
   );
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label="SLA achievement per priority" tabIndex={0}>
       <table aria-label="SLA achievement per priority">
         <thead>
           <tr>

@@ -236,7 +236,7 @@ function SimulatePanel({ slug }: { slug: string }) {
           <p>
             {result.issues} issues replayed · {result.changed.total === 0 ? 'no target would change' : `${result.changed.total} targets would change`}
           </p>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Current policy against draft" tabIndex={0}>
             <table aria-label="Current policy against draft">
               <thead>
                 <tr>

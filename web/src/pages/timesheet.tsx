@@ -94,7 +94,7 @@ function Week({ slug, query, timeZone }: { slug: string; query: URLSearchParams;
         {(s) => {
           const dayTotal = (d: string) => s.rows.reduce((sum, r) => sum + (r.by_day[d] ?? 0), 0);
           return (
-            <div class="table-wrap">
+            <div class="table-wrap" role="region" aria-label="Timesheet" tabIndex={0}>
               <table class="timesheet">
                 <caption>
                   {minutesText(s.total_minutes)} logged, by {s.group_by}

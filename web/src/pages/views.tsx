@@ -86,6 +86,7 @@ export function filterWords(filters: Record<string, string[]>, names: Map<string
 function IssueTable({ slug, rows, ws }: { slug: string; rows: Issue[]; ws: Workspace }) {
   return (
     <DataTable
+      label="Issues of the view"
       rows={rows}
       rowKey={byId}
       columns={[

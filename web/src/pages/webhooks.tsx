@@ -282,6 +282,7 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
       >
         {(rows) => (
           <DataTable
+            label="Deliveries"
             rows={rows}
             rowKey={byId}
             columns={[
@@ -347,6 +348,7 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
               <h2>Attempts</h2>
               {d.attempt_log.length ? (
                 <DataTable
+                  label="Delivery attempts"
                   rows={d.attempt_log}
                   rowKey={(_, i) => i}
                   columns={[

@@ -123,6 +123,7 @@ export function CreditNotes({ slug, version, orders }: { slug: string; version: 
     >
       {(rows) => (
         <DataTable
+          label="Credit notes"
           rows={rows}
           rowKey={byId}
           columns={[
@@ -159,6 +160,7 @@ export function Invoices({ slug, version }: { slug: string; version: number }) {
     <PageOf state={invoices} empty="No invoices yet.">
       {(rows) => (
         <DataTable
+          label="Invoices"
           rows={rows}
           rowKey={byId}
           columns={[
@@ -209,6 +211,7 @@ export function Payments({ state }: { state: Loaded<PaymentsPage> }) {
     <PageOf state={state} empty="No payments yet.">
       {(rows) => (
         <DataTable
+          label="Payments"
           rows={rows}
           rowKey={byId}
           columns={[

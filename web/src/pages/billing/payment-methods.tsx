@@ -26,6 +26,7 @@ export function PaymentMethods({ slug, version, onChange }: { slug: string; vers
       <ListOf state={methods} empty="No stored card: renewals need a checkout with “Save card for automatic renewal”.">
         {(rows) => (
           <DataTable
+            label="Saved cards"
             rows={rows}
             rowKey={byId}
             columns={[

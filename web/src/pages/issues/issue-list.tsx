@@ -178,6 +178,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
           issues.results.length ? (
             <>
               <DataTable
+                label="Issues"
                 rows={issues.results}
                 rowKey={byId}
                 selected={(i) => selected.has(i.id)}

@@ -55,25 +55,29 @@ function Target({
 function TrackerView({ tracker }: { tracker: Tracker }) {
   if (!tracker) return <Empty>No SLA applies to this issue (no policy, or no rule for its priority).</Empty>;
   return (
-    <dl class="sla">
-      <Target
-        label="response"
-        due={tracker.response_due_at}
-        breached={tracker.response_breached}
-        met={tracker.responded_at}
-        remaining={tracker.response_remaining_seconds}
-      />
-      <Target
-        label="resolution"
-        due={tracker.resolution_due_at}
-        breached={tracker.resolution_breached}
-        met={tracker.resolved_at}
-        remaining={tracker.resolution_remaining_seconds}
-      />
-      {tracker.paused ? <Badge tone="warn">paused: the clocks wait while the issue is in a pausing state</Badge> : null}{' '}
-      {tracker.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
-      <small class="muted">{tracker.calendar_id ? 'Counted in working hours of the policy calendar' : 'Counted around the clock (no calendar)'}</small>
-    </dl>
+    <>
+      <dl class="sla">
+        <Target
+          label="response"
+          due={tracker.response_due_at}
+          breached={tracker.response_breached}
+          met={tracker.responded_at}
+          remaining={tracker.response_remaining_seconds}
+        />
+        <Target
+          label="resolution"
+          due={tracker.resolution_due_at}
+          breached={tracker.resolution_breached}
+          met={tracker.resolved_at}
+          remaining={tracker.resolution_remaining_seconds}
+        />
+      </dl>
+      <p class="sla-notes">
+        {tracker.paused ? <Badge tone="warn">paused: the clocks wait while the issue is in a pausing state</Badge> : null}{' '}
+        {tracker.at_risk ? <Badge tone="warn">at risk</Badge> : null}{' '}
+        <small class="muted">{tracker.calendar_id ? 'Counted in working hours of the policy calendar' : 'Counted around the clock (no calendar)'}</small>
+      </p>
+    </>
   );
 }
 
