@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +39,27 @@ export function cpuMsOf(pid: number): number {
     return 0;
   }
 }
+
+/**
+ * CPU time of the PostgreSQL backends serving one database (their process title names it), per process: other
+ * databases' work on the same server is left out, and a backend that exits between two snapshots loses only its share
+ * between them (`cpuSince` counts the processes of the second snapshot).
+ */
+export function backendsCpu(database: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
+      out.set(Number(pid), cpuMsOf(Number(pid)));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+export const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((a, [pid, ms]) => a + ms - (before.get(pid) ?? 0), 0);
 
 /**
  * The real server with the bench-only twins (bench/server.ts), as `npm run bench` starts it; jobs off. `extraEnv` adds

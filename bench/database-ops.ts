@@ -23,7 +23,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuMsOf, type ServerChild, startServer } from './bench-server.js';
+import { backendsCpu, cpuMsOf, cpuSince, type ServerChild, startServer } from './bench-server.js';
+import { WORKLOGS_SQL } from './time-tracking.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { makeReplica, type PgCluster, startCluster } from '../test/helpers/pg-cluster.js';
@@ -49,22 +50,6 @@ const load = () =>
 
 // ---- CPU of the processes around the server -----------------------------------------------------------------------
 
-/** CPU (ms) of the PostgreSQL backends serving `database` on a shared server (their process title names it). */
-function backendsCpu(database: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
-      out.set(Number(pid), cpuMsOf(Number(pid)));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
-
 /** CPU (ms) of a cluster of our own: its postmaster and every child of it (backends, walsender/receiver, startup). */
 function clusterCpu(cluster: PgCluster): Map<number, number> {
   const out = new Map<number, number>();
@@ -88,7 +73,6 @@ function clusterCpu(cluster: PgCluster): Map<number, number> {
 }
 
 /** CPU between two snapshots (processes of the second; one that exited meanwhile loses its share). */
-const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((a, [pid, ms]) => a + ms - (before.get(pid) ?? 0), 0);
 
 /** The commit, and whether the server ran with uncommitted changes of src/ (tsx runs the working tree). */
 function commitOf(): string {
@@ -205,14 +189,6 @@ const queryOf =
     const r = await pool.query(text, [...values]);
     return { rows: r.rows, rowCount: r.rowCount ?? 0 };
   };
-
-/** Worklogs back from now, one every `$7`, issues in turn (a stride over the sequence), members in turn. */
-const WORKLOGS_SQL = `
-  INSERT INTO worklogs (id, workspace_id, issue_id, project_id, user_id, started_at, duration_minutes, note, created_at, updated_at)
-  SELECT gen_random_uuid(), $1, i.id, i.project_id, ($3::uuid[])[1 + g % cardinality($3::uuid[])],
-         $4::timestamptz - g * $7::interval, 15 + (g * 37) % 226, '', $4, $4
-  FROM generate_series($5::int, $6::int) g
-  JOIN issues i ON i.project_id = $2 AND i.sequence_id = 1 + ((g::bigint * 7919) % $8::int)::int`;
 
 /** History as the SLA module writes it: `created` for every issue, a move to its state for the others. */
 const HISTORY_SQL = `

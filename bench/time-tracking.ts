@@ -32,7 +32,7 @@ const TIMESHEET_SQL = (key: string) => `
   GROUP BY 1, 2`;
 
 /** Worklogs of one chunk: issues in turn (a stride over the sequence), members in turn, one every 31.5 s back from now. */
-const WORKLOGS_SQL = `
+export const WORKLOGS_SQL = `
   INSERT INTO worklogs (id, workspace_id, issue_id, project_id, user_id, started_at, duration_minutes, note, created_at, updated_at)
   SELECT gen_random_uuid(), $1, i.id, i.project_id, ($3::uuid[])[1 + g % cardinality($3::uuid[])],
          $4::timestamptz - g * $7::interval, 15 + (g * 37) % 226, '', $4, $4

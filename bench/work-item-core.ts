@@ -20,14 +20,14 @@
  * re-renders that section from the json.
  */
 import { execSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { cpuMsOf, type ServerChild, startServer } from './bench-server.js';
+import { backendsCpu, cpuSince, type ServerChild, startServer } from './bench-server.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/schema.js';
@@ -53,27 +53,6 @@ const f2 = (v: number) => (Math.floor(v * 100) / 100).toFixed(2);
 const n0 = (v: number) => v.toLocaleString('en');
 
 // ---- the server under test and the CPU it spends ------------------------------------------------------------------
-
-/**
- * CPU time of the PostgreSQL backends serving one database (their process title names it), per process: other
- * databases' work on the same server is left out, and a backend that exits between two snapshots loses only its share
- * between them (`cpuSince` counts the processes of the second snapshot).
- */
-function backendsCpu(database: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue;
-      out.set(Number(pid), cpuMsOf(Number(pid)));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
-const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((a, [pid, ms]) => a + ms - (before.get(pid) ?? 0), 0);
 
 async function api<T = any>(base: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(base + path, {
