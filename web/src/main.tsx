@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { api, getToken, setToken } from './api.js';
+import { HeaderSearch } from './components/header-search.js';
 import { Baselines, Deviation } from './pages/baselines.js';
 import { SignIn, SignUp } from './pages/auth.js';
 import { Billing } from './pages/billing.js';
@@ -134,6 +135,7 @@ function App() {
         </Link>
         {signedIn ? (
           <>
+            {slug ? <HeaderSearch slug={slug} /> : null}
             {slug ? <Nav label="Workspace" path={path} items={[{ to: '/', label: 'Workspaces' }, ...workspaceNav(slug)]} /> : null}
             <button type="button" class="link" onClick={() => void signOut()}>
               Sign out

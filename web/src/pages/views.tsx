@@ -50,6 +50,7 @@ function useWorkspace(slug: string) {
 type Workspace = NonNullable<ReturnType<typeof useWorkspace>['data']>;
 
 const WORDS: Record<string, string> = {
+  q: 'Text',
   project_id: 'Project',
   assignee_id: 'Assignee',
   state_id: 'State',
@@ -72,11 +73,13 @@ export function filterWords(filters: Record<string, string[]>, names: Map<string
       WORDS[k] ?? k,
       v
         .map((x) =>
-          k === 'priority' || k === 'state_group'
-            ? x
-            : k.endsWith('_from') || k.endsWith('_to')
-              ? new Date(x).toLocaleString()
-              : (names.get(x) ?? 'a deleted item'),
+          k === 'q'
+            ? `“${x}”`
+            : k === 'priority' || k === 'state_group'
+              ? x
+              : k.endsWith('_from') || k.endsWith('_to')
+                ? new Date(x).toLocaleString()
+                : (names.get(x) ?? 'a deleted item'),
         )
         .join(' or '),
     ]);

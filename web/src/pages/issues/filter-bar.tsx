@@ -1,6 +1,7 @@
 /**
- * The issue list's filter bar (contract 23.2, 23.5): assignee, state, priority and label, several values each, kept in
- * the URL (`?state_id=a&state_id=b`, a shareable link); "Clear" and "Save as view" (23.3) beside them.
+ * The issue list's filter bar (contract 23.2, 23.5): words (`q`, the search's syntax), assignee, state, priority and
+ * label, several values each, kept in the URL (`?q=vpn&state_id=a&state_id=b`, a shareable link); "Clear" and "Save as
+ * view" (23.3) beside them.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -10,8 +11,9 @@ import { Link } from '../../router.js';
 import { errorsAt, Field, formValues, useAction, useLoad } from '../../ui.js';
 
 export type Filters = Record<string, string[]>;
-/** The list's filters a URL may carry; the bar shows the first four, the rest are kept (and saved) as they are. */
+/** The list's filters a URL may carry; the bar shows the first five, the rest are kept (and saved) as they are. */
 export const FILTER_KEYS = [
+  'q',
   'assignee_id',
   'state_id',
   'priority',
@@ -24,6 +26,8 @@ export const FILTER_KEYS = [
   'updated_from',
   'updated_to',
 ];
+/** How long the words field waits after the last key before the list (and the URL) follows. */
+const TEXT_DEBOUNCE_MS = 300;
 /** Saved views and the sidebar listen to this to list views anew. */
 export const VIEWS_CHANGED = 'console:views';
 
@@ -71,6 +75,49 @@ export function MultiSelect({ label, items, values, onChange }: { label: string;
   );
 }
 
+/**
+ * The words filter: the list follows a moment after one stops typing, or at once on Enter. The URL keeps the words;
+ * refining them replaces the history entry rather than adding one per key.
+ */
+function TextFilter({ value, onChange }: { value: string; onChange: (q: string, replace: boolean) => void }) {
+  const [text, setText] = useState(value);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // The URL changed from elsewhere (Clear filters, back, a link): show its words (keeping a space just typed).
+  useEffect(() => setText((t) => (t.trim() === value.trim() ? t : value)), [value]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const commit = (next: string) => {
+    clearTimeout(timer.current);
+    if (next.trim() === value.trim()) return;
+    onChange(next.trim(), value.trim() !== '' && next.trim() !== '');
+  };
+  return (
+    <Field label="Text" hint='In titles, descriptions, comments; "a phrase", -word'>
+      {(id, by) => (
+        <input
+          id={id}
+          type="search"
+          name="q"
+          maxLength={200}
+          value={text}
+          aria-describedby={by}
+          onInput={(e) => {
+            const next = e.currentTarget.value;
+            setText(next);
+            clearTimeout(timer.current);
+            timer.current = setTimeout(() => commit(next), TEXT_DEBOUNCE_MS);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              commit(e.currentTarget.value);
+            }
+          }}
+        />
+      )}
+    </Field>
+  );
+}
+
 export function FilterBar({
   slug,
   projectId,
@@ -88,7 +135,8 @@ export function FilterBar({
   orderBy: string | null;
   states: readonly { id: string; name: string }[];
   labels: readonly { id: string; name: string }[];
-  onChange: (next: Filters) => void;
+  /** `replace`: the change refines the last one (the words being typed), so it replaces the history entry. */
+  onChange: (next: Filters, replace?: boolean) => void;
   /** Sort and page size, in the same row. */
   children: ComponentChildren;
 }) {
@@ -120,6 +168,13 @@ export function FilterBar({
   return (
     <>
       <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <TextFilter
+          value={filters.q?.[0] ?? ''}
+          onChange={(q, replace) => {
+            setSaved(null);
+            onChange({ ...filters, q: q ? [q] : [] }, replace);
+          }}
+        />
         <MultiSelect label="Assignee" items={people} values={filters.assignee_id ?? []} onChange={set('assignee_id')} />
         <MultiSelect label="State" items={states.map((s): Item => [s.id, s.name])} values={filters.state_id ?? []} onChange={set('state_id')} />
         <MultiSelect label="Priority" items={PRIORITIES.map((p): Item => [p, p])} values={filters.priority ?? []} onChange={set('priority')} />

@@ -1,7 +1,7 @@
 /**
- * The issues of a project: filters (the filter bar: several values each, savable as a view), sort and page size in the
- * URL, custom values as columns, label chips; rows can be selected (a checkbox each, shift-click for a range, one for the
- * page) and changed together from the bulk bar.
+ * The issues of a project: filters (the filter bar: words and several values each, savable as a view), sort and page
+ * size in the URL (with words, by relevance unless a sort is chosen), custom values as columns, label chips; rows can
+ * be selected (a checkbox each, shift-click for a range, one for the page) and changed together from the bulk bar.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Answer, api, unwrap } from '../../api.js';
@@ -25,6 +25,9 @@ const CORE_SORTS: [string, string][] = [
   ['name', 'Name'],
 ];
 const DEFAULT_ORDER = '-sequence_id';
+/** With words (`q`) the list is ordered by relevance unless a sort is chosen (contract 23.2). */
+const RELEVANCE = 'relevance';
+const defaultOrder = (q: string | null) => (q ? RELEVANCE : DEFAULT_ORDER);
 
 function showValue(v: Value): string {
   if (v === null || v === undefined) return '—';
@@ -39,22 +42,31 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
   const offset = Number(query.get('offset') ?? '0') || 0;
   const perPage = PER_PAGES.includes(Number(query.get('per_page'))) ? Number(query.get('per_page')) : 20;
   const PER_PAGE = perPage;
-  const orderBy = query.get('order_by') || DEFAULT_ORDER;
+  const words = filters.q?.[0] ?? null;
+  const orderBy = query.get('order_by') || defaultOrder(words);
   const sortKey = orderBy.replace(/^-/, '');
   const descending = orderBy.startsWith('-');
   /** The URL with `next` in place of those keys (a list: the key repeated); defaults and empty values left out. */
-  const setQuery = (next: Record<string, string | number | string[]>) => {
+  const setQuery = (next: Record<string, string | number | string[]>, replace = false) => {
     const q = new URLSearchParams(query);
     for (const [k, v] of Object.entries(next)) {
       q.delete(k);
       for (const one of Array.isArray(v) ? v : [String(v)]) q.append(k, one);
     }
+    const order = defaultOrder(q.get('q'));
     for (const [k, v] of [...q])
-      if (!v || (k === 'offset' && v === '0') || (k === 'per_page' && v === '20') || (k === 'order_by' && v === DEFAULT_ORDER)) q.delete(k, v);
-    navigate(`/w/${slug}/p/${projectId}/issues${q.size ? `?${q}` : ''}`);
+      if (
+        !v ||
+        (k === 'offset' && v === '0') ||
+        (k === 'per_page' && v === '20') ||
+        (k === 'order_by' && (v === order || (v === RELEVANCE && !q.get('q')))) // relevance means nothing without words
+      )
+        q.delete(k, v);
+    navigate(`/w/${slug}/p/${projectId}/issues${q.size ? `?${q}` : ''}`, replace);
   };
-  const setFilters = (next: Filters) => setQuery({ ...Object.fromEntries(FILTER_KEYS.map((k) => [k, next[k] ?? []])), offset: 0 });
+  const setFilters = (next: Filters, replace?: boolean) => setQuery({ ...Object.fromEntries(FILTER_KEYS.map((k) => [k, next[k] ?? []])), offset: 0 }, replace);
   const page = useLoad(async () => {
+    const others = Object.fromEntries(Object.entries(filters).filter(([k]) => k !== 'q'));
     const client = api();
     const path = { slug, projectId };
     const [issues, defs] = await Promise.all([
@@ -66,7 +78,8 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
               offset,
               per_page: PER_PAGE,
               order_by: orderBy,
-              ...filters,
+              ...others,
+              ...(words ? { q: words } : {}),
             },
           },
         }),
@@ -129,7 +142,11 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     setNotice(text);
     void page.reload();
   };
-  const sorts: [string, string][] = [...CORE_SORTS, ...(page.data?.properties ?? []).map((p): [string, string] => [`custom.${p.id}`, p.name])];
+  const sorts: [string, string][] = [
+    ...(words ? [[RELEVANCE, 'Relevance'] as [string, string]] : []),
+    ...CORE_SORTS,
+    ...(page.data?.properties ?? []).map((p): [string, string] => [`custom.${p.id}`, p.name]),
+  ];
   if (!sorts.some(([k]) => k === sortKey)) sorts.push([sortKey, sortKey]);
   const ariaSort = (key: string) => (key === sortKey ? (descending ? 'descending' : 'ascending') : undefined);
 
@@ -148,7 +165,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
         slug={slug}
         projectId={projectId}
         filters={filters}
-        orderBy={orderBy === DEFAULT_ORDER ? null : orderBy}
+        orderBy={orderBy === defaultOrder(words) ? null : orderBy}
         states={states.data ?? []}
         labels={labels.data ?? []}
         onChange={setFilters}
@@ -157,17 +174,19 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
           label="Sort by"
           items={sorts.map(([k, label]) => [k, k.startsWith('custom.') ? `${label} (custom)` : label] as const)}
           value={sortKey}
-          onChange={(v) => setQuery({ order_by: `${descending ? '-' : ''}${v}`, offset: 0 })}
+          onChange={(v) => setQuery({ order_by: v === RELEVANCE ? v : `${descending ? '-' : ''}${v}`, offset: 0 })}
         />
-        <SelectField
-          label="Order"
-          items={[
-            ['asc', 'Ascending'],
-            ['desc', 'Descending'],
-          ]}
-          value={descending ? 'desc' : 'asc'}
-          onChange={(v) => setQuery({ order_by: `${v === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}
-        />
+        {sortKey === RELEVANCE ? null : (
+          <SelectField
+            label="Order"
+            items={[
+              ['asc', 'Ascending'],
+              ['desc', 'Descending'],
+            ]}
+            value={descending ? 'desc' : 'asc'}
+            onChange={(v) => setQuery({ order_by: `${v === 'desc' ? '-' : ''}${sortKey}`, offset: 0 })}
+          />
+        )}
         <SelectField label="Per page" items={PER_PAGES} value={String(perPage)} onChange={(v) => setQuery({ per_page: v, offset: 0 })} />
       </FilterBar>
       <p class="notice" role="status">
