@@ -17,6 +17,7 @@ const MODULES = [
   'time-tracking',
   'forecast',
   'saved-views',
+  'search',
 ];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */

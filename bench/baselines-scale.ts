@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
-import { type DatabaseHandle, type Executor, openPostgres, wrapPglite } from '../src/db/database.js';
+import { createPglite, type DatabaseHandle, type Executor, openPostgres, wrapPglite } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { buildServices } from '../src/services.js';
 import { newId } from '../src/kernel/ids.js';
@@ -85,8 +85,7 @@ async function open(databaseUrl?: string): Promise<{ handle: DatabaseHandle; dro
       },
     };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
-  const pglite = await PGlite.create();
+  const pglite = await createPglite();
   return { handle: await wrapPglite(pglite, () => pglite.close()), drop: async () => {} };
 }
 

@@ -126,10 +126,9 @@ export function buildTemplate() {
   const database = pathToFileURL(join(DIST, 'src', 'db', 'database.js')).href;
   const migrate = pathToFileURL(join(DIST, 'src', 'db', 'migrate.js')).href;
   const code = `
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { wrapPglite } = await import(${JSON.stringify(database)});
+    const { createPglite, wrapPglite } = await import(${JSON.stringify(database)});
     const { migrateToLatest } = await import(${JSON.stringify(migrate)});
-    const pglite = await PGlite.create(${JSON.stringify(join(temporary, 'pgdata'))});
+    const pglite = await createPglite(${JSON.stringify(join(temporary, 'pgdata'))});
     const handle = await wrapPglite(pglite, () => pglite.close());
     await migrateToLatest(handle.db);
     await handle.close();`;

@@ -31,6 +31,7 @@ import { workItemsRoutes } from './modules/work-items/index.js';
 import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { savedViewsRoutes } from './modules/saved-views/index.js';
+import { searchRoutes } from './modules/search/index.js';
 import { type AppServices, buildServices, type PeriodicJob } from './services.js';
 
 export type { AppServices, PeriodicJob };
@@ -175,6 +176,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(workspacesRoutes, { workspaces });
   await app.register(workItemsRoutes, { workItems });
   await app.register(savedViewsRoutes, { views: services.savedViews });
+  await app.register(searchRoutes, { search: services.search });
 
   return app;
 }

@@ -35,6 +35,7 @@ import { createTimeTrackingService, type TimeTrackingService, timeTrackingReposi
 import { createWorkItemsService, type WorkItemsService, workItemsRepository } from './modules/work-items/index.js';
 import { createWorkspacesService, type WorkspacesService, workspacesRepository } from './modules/workspaces/index.js';
 import { createSavedViewsService, type SavedViewsService, savedViewsRepository } from './modules/saved-views/index.js';
+import { createSearchService, type SearchService, searchRepository } from './modules/search/index.js';
 
 export interface AppServices {
   identity: IdentityService;
@@ -53,6 +54,7 @@ export interface AppServices {
   timeTracking: TimeTrackingService;
   forecast: ForecastService;
   savedViews: SavedViewsService;
+  search: SearchService;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -131,6 +133,13 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const customProperties = createCustomPropertiesService({ db, repo: customPropertiesRepository(), clock, identity, workItems, planGate });
   workItems.registerIssueFilter(customProperties.issueFilter);
   workItems.registerIssueSort(customProperties.issueSort);
+
+  // Search (contract 23.1, 23.4): its own routes, `q` and `order_by=relevance` on the issue lists, and the duty that
+  // rebuilds a workspace's documents after its search language changed.
+  const search = createSearchService({ db, repo: searchRepository(), clock, identity, workItems });
+  workItems.registerIssueFilter(search.issueFilter);
+  workItems.registerIssueSort(search.issueSort);
+  jobs.push({ name: 'search.reindex', run: () => search.runReindex(), intervalMs: 5_000 });
 
   const baselines = createBaselinesService({ db, repo: baselinesRepository(), clock, identity, workItems, outbox });
   jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
@@ -239,6 +248,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       timeTracking,
       forecast,
       savedViews,
+      search,
     },
     jobs,
     outbox,

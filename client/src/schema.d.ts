@@ -1170,6 +1170,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/similar/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Up to 5 issues like a new one (open, or completed in the last 90 days), most similar first
+         * @description Trigram and full-text similarity of names (and descriptions); no model. Only similarity 0.3 and above.
+         */
+        get: operations["getSimilar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/projects/{projectId}/labels/": {
         parameters: {
             query?: never;
@@ -1240,6 +1260,26 @@ export interface paths {
         head?: never;
         /** Update a state (admin); a state in use keeps its group */
         patch: operations["updateState"];
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/search/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the workspace's issues by key, name, description, comments and text custom values
+         * @description Ranked: the issue named by key first, then name over description over comments and custom values, then the most recently updated. When more than 1,000 issues match, the 1,000 newest are ranked. When the words find nothing, names like them are answered (`fuzzy: true`). Every member (guests too) searches the workspace.
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/workspaces/{slug}/sla-at-risk/": {
@@ -4453,6 +4493,8 @@ export interface operations {
                          * @enum {unknown}
                          */
                         role: "admin" | "member" | "guest";
+                        /** @description Text search language of search (stemming): english (default), turkish, german, simple, ... */
+                        search_language: string;
                         slug: string;
                         /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
                         time_zone: string;
@@ -4580,6 +4622,8 @@ export interface operations {
                          * @enum {unknown}
                          */
                         role: "admin" | "member" | "guest";
+                        /** @description Text search language of search (stemming): english (default), turkish, german, simple, ... */
+                        search_language: string;
                         slug: string;
                         /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
                         time_zone: string;
@@ -4748,6 +4792,8 @@ export interface operations {
                          * @enum {unknown}
                          */
                         role: "admin" | "member" | "guest";
+                        /** @description Text search language of search (stemming): english (default), turkish, german, simple, ... */
+                        search_language: string;
                         slug: string;
                         /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
                         time_zone: string;
@@ -5005,6 +5051,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description A text search configuration of the database: simple, english, turkish, german, french, spanish, ... (admin). Every issue is searched in it within a minute (a background duty rebuilds them; search works throughout). */
+                    search_language?: string;
                     /** @description IANA time zone name, e.g. Europe/Istanbul (admin) */
                     time_zone?: string;
                 };
@@ -5039,6 +5087,8 @@ export interface operations {
                          * @enum {unknown}
                          */
                         role: "admin" | "member" | "guest";
+                        /** @description Text search language of search (stemming): english (default), turkish, german, simple, ... */
+                        search_language: string;
                         slug: string;
                         /** @description IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC */
                         time_zone: string;
@@ -10903,7 +10953,7 @@ export interface operations {
                 label_id?: string | string[];
                 /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
-                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way. A custom property belongs to one project: the other projects' issues have no value and come last. Ties newest first (created_at, then id, descending). Default: newest first. */
+                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId> (relevance with q); a leading - sorts descending. Issues without a value come last either way. A custom property belongs to one project: the other projects' issues have no value and come last. Ties newest first (created_at, then id, descending). Default: newest first. */
                 order_by?: string;
                 /** @description true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue */
                 overdue?: boolean;
@@ -10915,6 +10965,8 @@ export interface operations {
                 priority?: string | string[];
                 /** @description Issues of any of these projects of the workspace (UUIDs); another workspace's project matches nothing */
                 project_id?: string | string[];
+                /** @description Issues matching these words (the search syntax of GET /api/workspaces/{slug}/search/: words ANDed, "phrases", `or`, `-word`, the last word as a prefix), ordered by relevance unless order_by is given (order_by=relevance sorts so too) */
+                q?: string;
                 /** @description Issues in any of these state groups: backlog, unstarted, started, completed, cancelled */
                 state_group?: string | string[];
                 /** @description Issues in any of these states (UUIDs); a state of another project or workspace matches nothing */
@@ -15041,7 +15093,7 @@ export interface operations {
                 label_id?: string | string[];
                 /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
-                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way. Ties by sequence_id descending. Default: sequence_id descending. */
+                /** @description Sort: sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or custom.<propertyId> (relevance with q); a leading - sorts descending. Issues without a value come last either way. Ties by sequence_id descending. Default: sequence_id descending. */
                 order_by?: string;
                 /** @description true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue */
                 overdue?: boolean;
@@ -15051,6 +15103,8 @@ export interface operations {
                 per_page?: number;
                 /** @description Issues of any of these priorities: urgent, high, medium, low, none */
                 priority?: string | string[];
+                /** @description Issues matching these words (the search syntax of GET /api/workspaces/{slug}/search/: words ANDed, "phrases", `or`, `-word`, the last word as a prefix), ordered by relevance unless order_by is given (order_by=relevance sorts so too) */
+                q?: string;
                 /** @description Issues in any of these state groups: backlog, unstarted, started, completed, cancelled */
                 state_group?: string | string[];
                 /** @description Issues in any of these states (UUIDs); a state of another project or workspace matches nothing */
@@ -18704,6 +18758,233 @@ export interface operations {
             };
         };
     };
+    getSimilar: {
+        parameters: {
+            query: {
+                /** @description Its description so far (optional) */
+                description?: string;
+                /** @description The new issue's name as typed, 3..255 characters after trimming */
+                name: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issue: {
+                            assignee_ids: string[];
+                            /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                            blocked: boolean;
+                            completed_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            description: string;
+                            /** @description The original estimate */
+                            estimate_minutes: number | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The project's identifier and the issue's sequence_id, e.g. WEB-12 */
+                            key: string;
+                            /** @description Labels of the issue's project, sorted */
+                            label_ids: string[];
+                            name: string;
+                            /** @description The parent issue (same project), or null */
+                            parent_id: string | null;
+                            /** @enum {unknown} */
+                            priority: "urgent" | "high" | "medium" | "low" | "none";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            project_id: string;
+                            /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                            remaining_minutes: number | null;
+                            /** @description 1, 2, ... within the project */
+                            sequence_id: number;
+                            start_date: string | null;
+                            state: {
+                                /** @enum {unknown} */
+                                group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                            /** @enum {unknown} */
+                            state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            state_id: string;
+                            /** @description Direct children (read-only) */
+                            sub_issues: {
+                                /** @description Children in a state of the completed group */
+                                completed: number;
+                                total: number;
+                            };
+                            target_date: string | null;
+                            /** @description The sum of the issue's worklogs (read-only) */
+                            time_spent_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            workspace_id: string;
+                        };
+                        /** @description 0..1, two decimals; only 0.3 and above are shown */
+                        similarity: number;
+                    }[];
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     listLabels: {
         parameters: {
             query?: never;
@@ -20222,6 +20503,269 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /** @description Issues assigned to any of these: member UUIDs, `me` or `none` */
+                assignee_id?: string | string[];
+                /** @description Issues carrying any of these labels (UUIDs) */
+                label_id?: string | string[];
+                /** @description Results to skip, 0..1000 (default 0) */
+                offset?: number;
+                /** @description Page size, 1..50 (default 20) */
+                per_page?: number;
+                /** @description Issues of any of these priorities */
+                priority?: string | string[];
+                /** @description UUID v7 identifier */
+                project_id?: string;
+                /** @description 1..200 characters after trimming. Words are ANDed; "quoted phrase"; `or` between terms; `-word` excludes; the last word also matches as a prefix (from 3 letters). Case and accents do not matter (Turkish letters included). An issue key (`WEB-12`) or `#12` with `project_id` puts that issue first. At most 24 words. */
+                q: string;
+                /** @description Issues in any of these state groups */
+                state_group?: string | string[];
+            };
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The words found nothing: these are names like them (trigram similarity) */
+                        fuzzy: boolean;
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            issue: {
+                                assignee_ids: string[];
+                                /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
+                                blocked: boolean;
+                                completed_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                created_by: string;
+                                description: string;
+                                /** @description The original estimate */
+                                estimate_minutes: number | null;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                                /** @description The project's identifier and the issue's sequence_id, e.g. WEB-12 */
+                                key: string;
+                                /** @description Labels of the issue's project, sorted */
+                                label_ids: string[];
+                                name: string;
+                                /** @description The parent issue (same project), or null */
+                                parent_id: string | null;
+                                /** @enum {unknown} */
+                                priority: "urgent" | "high" | "medium" | "low" | "none";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                project_id: string;
+                                /** @description Set by a user, or else max(0, estimate_minutes - time_spent_minutes); null without an estimate */
+                                remaining_minutes: number | null;
+                                /** @description 1, 2, ... within the project */
+                                sequence_id: number;
+                                start_date: string | null;
+                                state: {
+                                    /** @enum {unknown} */
+                                    group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID v7 identifier
+                                     */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {unknown} */
+                                state_group: "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                state_id: string;
+                                /** @description Direct children (read-only) */
+                                sub_issues: {
+                                    /** @description Children in a state of the completed group */
+                                    completed: number;
+                                    total: number;
+                                };
+                                target_date: string | null;
+                                /** @description The sum of the issue's worklogs (read-only) */
+                                time_spent_minutes: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                                 */
+                                updated_at: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                workspace_id: string;
+                            };
+                            /** @description Where the words were found */
+                            matched_in: ("key" | "name" | "description" | "comment" | "custom_value")[];
+                            /** @description Relevance (higher first); word similarity for fuzzy results */
+                            score: number;
+                            snippet: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                comment_id?: string;
+                                field: "key" | "name" | "description" | "comment" | "custom_value";
+                                highlights: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description At most 200 UTF-16 code units of the best-matching field around the match */
+                                text: string;
+                            };
+                        }[];
+                        /** @description Exact up to 1,000 */
+                        total: number;
+                        /** @description More than 1,000 issues match (total reads 1000) */
+                        total_capped: boolean;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23797,7 +24341,7 @@ export interface operations {
                          */
                         created_at: string;
                         /**
-                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id, q (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
                          * @example {
                          *       "assignee_id": [
                          *         "me"
@@ -23943,7 +24487,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                     * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id, q (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
                      * @example {
                      *       "assignee_id": [
                      *         "me"
@@ -23985,7 +24529,7 @@ export interface operations {
                          */
                         created_at: string;
                         /**
-                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id, q (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
                          * @example {
                          *       "assignee_id": [
                          *         "me"
@@ -24190,7 +24734,7 @@ export interface operations {
                          */
                         created_at: string;
                         /**
-                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id, q (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
                          * @example {
                          *       "assignee_id": [
                          *         "me"
@@ -24478,7 +25022,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                     * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id, q (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
                      * @example {
                      *       "assignee_id": [
                      *         "me"
@@ -24515,7 +25059,7 @@ export interface operations {
                          */
                         created_at: string;
                         /**
-                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
+                         * @description The issue list's filters (contract 23.2), each a list of values as the list takes them: state_group, priority, state_id, assignee_id, created_by, created_from, created_to, updated_from, updated_to, label_id, parent_id, project_id, q (`project_id` only on a workspace-wide view). `me` in `assignee_id` or `created_by` is whoever runs the view. A value naming something deleted later (a label, a state, a member) matches nothing.
                          * @example {
                          *       "assignee_id": [
                          *         "me"

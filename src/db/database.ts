@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGLITE_TEMPLATE_DIR } from '../config/paths.js';
@@ -141,6 +141,20 @@ export async function wrapPglite(pglite: PGlite, onClose?: () => Promise<void>):
   };
 }
 
+/**
+ * A PGlite instance with the extensions the migrations create (pg_trgm and unaccent for search, migration 1092): an
+ * extension's files must be loaded on every open, not only the first. `dataDir` undefined: in memory.
+ */
+export async function createPglite(dataDir?: string, options: PGliteOptions = {}): Promise<PGlite> {
+  const [{ PGlite }, { pg_trgm }, { unaccent }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('@electric-sql/pglite/contrib/unaccent'),
+  ]);
+  const withExtensions = { ...options, extensions: { ...options.extensions, pg_trgm, unaccent } };
+  return dataDir === undefined ? PGlite.create(withExtensions) : PGlite.create(dataDir, withExtensions);
+}
+
 /** Opens (creating if needed) the embedded database in `dataDir`, refusing a folder another process holds. */
 export async function openPglite(dataDir: string, options: { sharedBuffers?: string } = {}): Promise<DatabaseHandle> {
   const dir = resolve(dataDir);
@@ -155,7 +169,7 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
     }
     const { PGlite } = await import('@electric-sql/pglite');
     const startParams = options.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`] : undefined;
-    const pglite = await PGlite.create(pgdata, startParams ? { startParams } : {});
+    const pglite = await createPglite(pgdata, startParams ? { startParams } : {});
     const handle = await wrapPglite(pglite, async () => {
       await pglite.close();
       lock.release();

@@ -3,13 +3,14 @@ import type { BillingTables } from './tables/billing.js';
 import type { CoreTables } from './tables/core.js';
 import type { CustomPropertiesTables } from './tables/custom-properties.js';
 import type { SavedViewsTables } from './tables/saved-views.js';
+import type { SearchTables } from './tables/search.js';
 import type { SlaTables } from './tables/sla.js';
 import type { TimeTrackingTables } from './tables/time-tracking.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
 /** The whole database, as Kysely sees it: one table-types file per module. */
 export interface Database
-  extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables, TimeTrackingTables, SavedViewsTables {}
+  extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables, TimeTrackingTables, SavedViewsTables, SearchTables {}
 
 // The sandbox provider's stored cards and recurring charges (migration 1061): a block of its own, merged into the
 // interface above, so that it stays apart from the modules' tables.

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
-import { type DatabaseHandle, openPostgres, wrapPglite } from '../../src/db/database.js';
+import { createPglite, type DatabaseHandle, openPostgres, wrapPglite } from '../../src/db/database.js';
 import { isPgError, PG_ERROR } from '../../src/db/pg-errors.js';
 
 /** The database of DATABASE_URL holds nothing of the tests; they live in `<name>_tpl` and `<name>_t_<random>`. */
@@ -63,7 +62,7 @@ export async function openTestDatabase(templates: { pgliteTemplate: string; post
     };
   }
   const dump = await readFile(templates.pgliteTemplate);
-  const pglite = await PGlite.create({ loadDataDir: new Blob([dump]) });
+  const pglite = await createPglite(undefined, { loadDataDir: new Blob([dump]) });
   return wrapPglite(pglite, () => pglite.close());
 }
 
@@ -84,6 +83,6 @@ export async function openEmptyDatabase(): Promise<DatabaseHandle> {
       },
     };
   }
-  const pglite = await PGlite.create();
+  const pglite = await createPglite();
   return wrapPglite(pglite, () => pglite.close());
 }

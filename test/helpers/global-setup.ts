@@ -1,9 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
-import { openPostgres, wrapPglite } from '../../src/db/database.js';
+import { createPglite, openPostgres, wrapPglite } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { templateName, withDb } from './databases.js';
 import { startPgbouncer } from './pgbouncer.js';
@@ -47,7 +46,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await admin.close();
     };
   }
-  const pglite = await PGlite.create();
+  const pglite = await createPglite();
   const handle = await wrapPglite(pglite, () => pglite.close());
   await migrateToLatest(handle.db);
   const dump = await pglite.dumpDataDir('none');

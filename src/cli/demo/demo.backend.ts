@@ -67,7 +67,7 @@ export interface DemoBackend {
   createIssue(
     slug: string,
     projectId: string,
-    input: { name: string; priority: Priority; state_id: string; label_ids?: string[]; parent_id?: string } & Partial<IssuePlanning>,
+    input: { name: string; description?: string; priority: Priority; state_id: string; label_ids?: string[]; parent_id?: string } & Partial<IssuePlanning>,
   ): Promise<IssueView>;
   updateIssue(
     slug: string,

@@ -100,6 +100,49 @@ export const PROJECT_LABELS: Record<ProjectKey, readonly LabelName[]> = {
 
 export const BASELINES = ['Sprint 1 start', 'Sprint 2 start'] as const;
 
+/**
+ * Requests in Turkish and English on the service desk, with descriptions and comments, so that search (contract 23.1)
+ * has words to find: `odeme` finds "Ödeme", `istanbul` finds "İSTANBUL", `ışık` finds "IŞIK", `deploy` finds
+ * "deployment", `deplyoment` (a typo) finds it by a similar name.
+ */
+export const SEARCH_EXAMPLES: { name: string; description: string; comment: string; priority: Priority; state: StateKey }[] = [
+  {
+    name: 'Ödeme sayfası açılmıyor',
+    description: 'Müşteri kartla ödeme yaparken sayfa boş kalıyor. Tarayıcı: Safari 18.',
+    comment: 'Aynı sorun İSTANBUL şubesinde de görüldü.',
+    priority: 'urgent',
+    state: 'started',
+  },
+  {
+    name: 'İSTANBUL ofisinde IŞIK arızası',
+    description: 'Toplantı odasının ışıkları yanmıyor; teknik servis çağrıldı.',
+    comment: 'Servis yarın sabah geliyor.',
+    priority: 'medium',
+    state: 'unstarted',
+  },
+  {
+    name: 'Fatura PDF dosyasında KDV hatası',
+    description: 'Kurumsal müşterilerin faturalarında KDV oranı yanlış görünüyor.',
+    comment: 'Muhasebe ekibi etkilenen faturaları listeliyor.',
+    priority: 'high',
+    state: 'backlog',
+  },
+  {
+    name: 'Deployment pipeline fails on the release branch',
+    description: 'The deployment to staging stops at the database migration step with a timeout.',
+    comment: 'Deploying by hand works; the runner lost its cache.',
+    priority: 'high',
+    state: 'started',
+  },
+  {
+    name: 'Customer cannot reset the password',
+    description: 'The reset e-mail arrives, but the link says it expired.',
+    comment: 'The link expires after one hour; the customer opened it the next day.',
+    priority: 'medium',
+    state: 'unstarted',
+  },
+];
+
 export const WEBHOOK = {
   // A documentation address (TEST-NET-3, RFC 5737): no DNS look-up, and nothing there. The endpoint is created
   // paused, so the demo sends nothing anywhere; point it at a receiver of yours and turn it on.

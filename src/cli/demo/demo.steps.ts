@@ -20,6 +20,7 @@ import {
   PROPERTIES,
   type PlannedWorklog,
   type PropertyKey,
+  SEARCH_EXAMPLES,
   seeded,
   type StateKey,
   WAITING_STATE,
@@ -484,6 +485,30 @@ async function savedViews(ctx: DemoContext): Promise<string[]> {
   return added;
 }
 
+/**
+ * Requests in Turkish and English with descriptions and comments (search, contract 23.1). An issue of the same name is
+ * left as it is.
+ */
+async function searchExamples(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const project = await ctx.project('SD');
+  const existing = new Set((await api.listIssues(slug, project.id)).map((i) => i.name));
+  let added = 0;
+  for (const example of SEARCH_EXAMPLES) {
+    if (existing.has(example.name)) continue;
+    const stateId = await ctx.stateId('SD', example.state);
+    const issue = await api.createIssue(slug, project.id, {
+      name: example.name,
+      description: example.description,
+      priority: example.priority,
+      state_id: stateId,
+    });
+    await api.createComment(slug, project.id, issue.id, example.comment);
+    added++;
+  }
+  return added ? [`${plural(added, 'request')} in Turkish and English to search for`] : [];
+}
+
 const laterOf = (planned: PlannedIssue) => planned.later!;
 
 /**
@@ -700,6 +725,7 @@ export const DEMO_STEPS: DemoStep[] = [
   { name: 'sub-issues', run: subIssueTrees },
   { name: 'relations', run: relateIssues },
   { name: 'saved views', run: savedViews },
+  { name: 'search examples', run: searchExamples },
   { name: 'dates and estimates', run: completePlanning },
   { name: 'worklogs', run: completeWorklogs },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },

@@ -36,6 +36,10 @@ export interface WorkspacesTable {
   updated_at: Timestamp;
   /** Migration 1000: IANA zone of "today" and every day boundary of planning and timesheets. */
   time_zone: Generated<string>;
+  /** Migration 1092: the text search language of the workspace's search (contract 23.1). */
+  search_language: Generated<string>;
+  /** Migration 1092: the language every search document of the workspace is built in (the `search.reindex` duty). */
+  search_language_built: Generated<string>;
 }
 
 export interface WorkspaceMembersTable {

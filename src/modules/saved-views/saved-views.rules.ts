@@ -18,6 +18,7 @@ export const VIEW_FILTER_KEYS = [
   'label_id',
   'parent_id',
   'project_id',
+  'q',
 ] as const;
 
 const MAX_VALUES = 100;

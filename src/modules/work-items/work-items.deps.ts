@@ -13,7 +13,14 @@ import type { IssueCondition, IssueSortKey, WorkItemsRepository } from './work-i
  * Sorts of the issue list another module owns (custom properties: `custom.<id>`): a sort key, or null if not its key.
  * `projectId` is the project of the list, or null for the workspace-wide list (contract 23.2).
  */
-export type IssueSortProvider = (ctx: { tx: Executor; workspaceId: string; projectId: string | null; key: string }) => Promise<IssueSortKey | null>;
+export type IssueSortProvider = (ctx: {
+  tx: Executor;
+  workspaceId: string;
+  projectId: string | null;
+  key: string;
+  /** The list's whole query (a sort may depend on a filter: `relevance` on `q`). */
+  query: Record<string, unknown>;
+}) => Promise<IssueSortKey | null>;
 
 /**
  * Lets another module narrow the issue list by query parameters it owns (custom properties: `custom.<id>`).

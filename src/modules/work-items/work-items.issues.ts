@@ -8,13 +8,14 @@ import { AppError, conflict, type FieldError, invalid, notFound } from '../../ke
 import type { IssuePlanning, IssueSnapshot } from '../../kernel/events.js';
 import { newId } from '../../kernel/ids.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
+import { idList, parseList, queryValues, uuidList } from '../../kernel/query-lists.js';
 import { isLocalDate } from '../../kernel/time.js';
 import { PRIORITIES, type Priority, STATE_GROUPS } from '../../kernel/work-items.js';
 import { projectOf } from './work-items.projects.js';
 import { type IssueCondition, type IssueSortKey, priorityRank, type WorkItemsRepository } from './work-items.repository.js';
 import type { IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.deps.js';
 import { stateOf } from './work-items.states.js';
-import { issueSnapshot, issueView } from './work-items.views.js';
+import { issueCardView, issueSnapshot, issueView } from './work-items.views.js';
 
 const CORE_SORTS: Record<string, IssueSortKey> = {
   sequence_id: (eb) => eb.ref('i.sequence_id'),
@@ -64,20 +65,6 @@ const queryDate = (value: string | undefined, name: string): string | undefined 
   if (value === undefined) return undefined;
   if (!isLocalDate(value)) throw invalid(`/querystring/${name}`, 'is not a date (YYYY-MM-DD)');
   return value;
-};
-
-/** The values of a repeatable query parameter: `?p=a&p=b` or `?p=a,b` (or both), trimmed; undefined when absent or empty. */
-const queryValues = (raw: unknown): string[] | undefined => {
-  if (raw === undefined || raw === '') return undefined;
-  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(',')).map((v) => v.trim());
-};
-
-const parseList = <T extends string>(raw: unknown, allowed: readonly T[], name: string): T[] | undefined => {
-  const values = queryValues(raw);
-  if (values === undefined) return undefined;
-  const bad = values.filter((v) => !allowed.includes(v as T));
-  if (bad.length) throw invalid(`/querystring/${name}`, `must be one of ${allowed.join(', ')} (repeat the parameter or separate with commas)`);
-  return [...new Set(values)] as T[];
 };
 
 const checkInstant = Compile(Type.String({ format: 'date-time' }));
@@ -144,25 +131,6 @@ const DONE_GROUPS: ReadonlySet<string> = new Set(['completed', 'cancelled']);
 /** The view without `updated_at`: what tells whether a change changed anything a reader sees. */
 const seen = (view: ReturnType<typeof issueView>) => JSON.stringify({ ...view, updated_at: undefined });
 
-/**
- * A query filter of ids (`label_id=a&label_id=b` or `label_id=a,b`): UUIDs (lower case, as the database spells them),
- * `none` where allowed (null), `me` where allowed (the caller's id). Each value once.
- */
-function idList(raw: unknown, name: string, allow: { none?: boolean; me?: string } = {}): (string | null)[] | undefined {
-  const values = queryValues(raw);
-  if (values === undefined) return undefined;
-  const ids = values.map((v) => {
-    if (allow.none && v === 'none') return null;
-    if (allow.me !== undefined && v === 'me') return allow.me;
-    if (!UUID.test(v)) {
-      const extra = [...(allow.me !== undefined ? ['me'] : []), ...(allow.none ? ['none'] : [])];
-      throw invalid(`/querystring/${name}`, `must be UUIDs${extra.length ? ` or ${extra.join(', ')}` : ''} (repeat the parameter or separate with commas)`);
-    }
-    return v.toLowerCase();
-  });
-  return [...new Set(ids)];
-}
-const uuidList = (raw: unknown, name: string, me?: string) => idList(raw, name, me === undefined ? {} : { me }) as string[] | undefined;
 /** Ids as the database spells them (lower case), so that ids of the request compare with stored ones. */
 function canonicalIds<T extends { label_ids?: string[]; add_label_ids?: string[]; remove_label_ids?: string[]; parent_id?: string | null }>(input: T): T {
   const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
@@ -174,7 +142,6 @@ function canonicalIds<T extends { label_ids?: string[]; add_label_ids?: string[]
     ...(typeof input.parent_id === 'string' && { parent_id: input.parent_id.toLowerCase() }),
   };
 }
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A repeatable query parameter as Fastify hands it over: one value, or several when repeated. */
 type Repeated = string | string[];
@@ -192,6 +159,8 @@ export type IssueListInput = PageQuery & {
   updated_to?: Repeated;
   label_id?: Repeated;
   parent_id?: Repeated;
+  /** Words to match (contract 23.2; the search module's filter). */
+  q?: string;
   /** The workspace-wide list only. */
   project_id?: Repeated;
   order_by?: string;
@@ -213,12 +182,12 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
   const issueSorts: IssueSortProvider[] = [];
 
   /** `order_by`: a core field or another module's key, `-` for descending. */
-  async function sortOf(workspaceId: string, projectId: string | null, orderBy: string | undefined) {
+  async function sortOf(workspaceId: string, projectId: string | null, orderBy: string | undefined, query: Record<string, unknown> = {}) {
     if (orderBy === undefined) return undefined;
     const desc = orderBy.startsWith('-');
     const key = desc ? orderBy.slice(1) : orderBy;
     let sort: IssueSortKey | null | undefined = Object.hasOwn(CORE_SORTS, key) ? CORE_SORTS[key] : undefined;
-    for (const provider of issueSorts) sort ??= await provider({ tx: db, workspaceId, projectId, key });
+    for (const provider of issueSorts) sort ??= await provider({ tx: db, workspaceId, projectId, key, query });
     if (!sort) {
       throw invalid(
         '/querystring/order_by',
@@ -414,7 +383,9 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
             overdue: query.overdue,
             today: DateTime.fromJSDate(clock.now(), { zone: await repo.workspaceTimeZone(db, ws.workspaceId) }).toISODate()!,
           };
-    const order = await sortOf(ws.workspaceId, projectId, query.order_by);
+    // `q` (contract 23.2) orders by relevance unless `order_by` is given (the search module's sort key `relevance`).
+    const hasText = query.q !== undefined && query.q !== '';
+    const order = await sortOf(ws.workspaceId, projectId, query.order_by ?? (hasText ? 'relevance' : undefined), query);
     const conditions: IssueCondition[] = [];
     for (const provider of issueFilters) {
       conditions.push(...(await provider({ tx: db, workspaceId: ws.workspaceId, projectId, query })));
@@ -462,6 +433,12 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
      */
     async runIssueCounts() {
       return db.transaction().execute((tx) => repo.foldIssueCounts(tx, FOLD_ISSUE_COUNTS));
+    },
+
+    /** For other modules (search): the issues with these ids as cards, in the order given; ids not found are skipped. */
+    async issueCards(tx: Executor, workspaceId: string, issueIds: string[]) {
+      const rows = new Map((await repo.issueCards(tx, workspaceId, issueIds)).map((row) => [row.id, issueCardView(row)]));
+      return issueIds.flatMap((id) => rows.get(id) ?? []);
     },
 
     /** For other modules: the issue of a workspace, or 404. */

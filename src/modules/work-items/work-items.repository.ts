@@ -397,6 +397,22 @@ export function workItemsRepository() {
         .executeTakeFirst();
     },
 
+    /**
+     * Issues of a workspace by id with what a reader needs to recognize them: the project's identifier (the key) and
+     * the state's name (search results, similar issues). In no particular order; ids of other workspaces are absent.
+     */
+    async issueCards(tx: Executor, workspaceId: string, issueIds: string[]) {
+      if (issueIds.length === 0) return [];
+      return tx
+        .selectFrom('issues')
+        .innerJoin('projects as p', 'p.id', 'issues.project_id')
+        .innerJoin('states as st', 'st.id', 'issues.state_id')
+        .select([...issueColumns.map((c) => `issues.${c}` as const), ...derivedColumns('issues'), 'p.identifier', 'st.name as state_name'])
+        .where('issues.workspace_id', '=', workspaceId)
+        .where('issues.id', '=', sql<string>`ANY(${issueIds}::uuid[])`)
+        .execute();
+    },
+
     /** Issues of a project by id, locked for an update in id order (two bulk edits never wait on each other in a circle). */
     lockIssues(tx: Executor, workspaceId: string, projectId: string, issueIds: string[]) {
       return tx

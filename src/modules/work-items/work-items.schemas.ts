@@ -97,6 +97,13 @@ export const Issue = Type.Object({
   blocked: Type.Boolean({ description: 'An issue that blocks this one is neither completed nor cancelled (read-only)' }),
 });
 
+/** An issue as search results and similar issues show it (contract 23.1): the record with its key and its state by name. */
+export const IssueCard = Type.Object({
+  ...Issue.properties,
+  key: Type.String({ description: "The project's identifier and the issue's sequence_id, e.g. WEB-12" }),
+  state: Type.Object({ id: Uuid, name: Type.String(), group: StateGroupSchema }),
+});
+
 const AssigneeIds = Type.Array(Uuid, { maxItems: 100, description: 'Members of the workspace' });
 const NullableDate = Type.Union([LocalDate, Type.Null()]);
 const Minutes = (description: string) => Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()], { description });
@@ -223,6 +230,14 @@ const issueListFilters = {
   target_date_to: Type.Optional(Type.String({ pattern: LOCAL_DATE_PATTERN, description: 'target_date on or before this date (YYYY-MM-DD)' })),
   label_id: Repeatable('Issues with any of these labels (UUIDs)'),
   parent_id: Repeatable('Children of any of these issues (UUIDs); `none`: top-level issues'),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        'Issues matching these words (the search syntax of GET /api/workspaces/{slug}/search/: words ANDed, "phrases", ' +
+        '`or`, `-word`, the last word as a prefix), ordered by relevance unless order_by is given (order_by=relevance sorts so too)',
+    }),
+  ),
   overdue: Type.Optional(
     Type.Boolean({
       description: 'true: a target_date before today (workspace time zone), neither completed nor cancelled; false: every other issue',
@@ -232,7 +247,7 @@ const issueListFilters = {
 
 const SORTS =
   'sequence_id, created_at, updated_at, priority (urgent first), name, start_date, target_date, estimate_minutes or ' +
-  'custom.<propertyId>; a leading - sorts descending. Issues without a value come last either way.';
+  'custom.<propertyId> (relevance with q); a leading - sorts descending. Issues without a value come last either way.';
 
 export const IssueListQuery = Type.Object(
   {

@@ -7,7 +7,7 @@ import { createRelationsService } from './work-items.relations.js';
 import { createStatesService } from './work-items.states.js';
 
 export type { IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.deps.js';
-export { issueSnapshot, issueView, projectView } from './work-items.views.js';
+export { issueCardView, issueSnapshot, issueView, projectView } from './work-items.views.js';
 
 export type WorkItemsService = ReturnType<typeof createWorkItemsService>;
 

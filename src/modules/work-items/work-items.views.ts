@@ -7,6 +7,7 @@ import type { WorkItemsRepository } from './work-items.repository.js';
 type ProjectRow = Awaited<ReturnType<WorkItemsRepository['insertProject']>> & {};
 type StateRow = Awaited<ReturnType<WorkItemsRepository['listStates']>>[number];
 type IssueRow = Awaited<ReturnType<WorkItemsRepository['insertIssue']>>;
+type IssueCardRow = Awaited<ReturnType<WorkItemsRepository['issueCards']>>[number];
 type CommentRow = Awaited<ReturnType<WorkItemsRepository['insertComment']>>;
 type LabelRow = Awaited<ReturnType<WorkItemsRepository['listLabels']>>[number];
 type RelationRow = Awaited<ReturnType<WorkItemsRepository['listRelations']>>[number];
@@ -122,4 +123,11 @@ export const issueSnapshot = (i: IssueRow): IssueSnapshot => ({
   stateGroup: i.state_group,
   createdBy: i.created_by,
   createdAt: i.created_at,
+});
+
+/** An issue as a search result or a similar issue shows it (contract 23.1): the record, its key and its state by name. */
+export const issueCardView = (i: IssueCardRow) => ({
+  ...issueView(i),
+  key: `${i.identifier}-${i.sequence_id}`,
+  state: { id: i.state_id, name: i.state_name, group: i.state_group },
 });

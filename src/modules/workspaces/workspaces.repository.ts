@@ -4,7 +4,8 @@ import type { Database } from '../../db/schema.js';
 
 export type WorkspacesRepository = ReturnType<typeof workspacesRepository>;
 
-const columns = ['w.id', 'w.slug', 'w.name', 'w.time_zone', 'w.created_by', 'w.created_at', 'w.updated_at'] as const;
+const columns = ['w.id', 'w.slug', 'w.name', 'w.time_zone', 'w.search_language', 'w.created_by', 'w.created_at', 'w.updated_at'] as const;
+const returned = ['id', 'slug', 'name', 'time_zone', 'search_language', 'created_by', 'created_at', 'updated_at'] as const;
 
 export function workspacesRepository() {
   return {
@@ -13,7 +14,7 @@ export function workspacesRepository() {
         .insertInto('workspaces')
         .values(ws)
         .onConflict((oc) => oc.column('slug').doNothing())
-        .returning(['id', 'slug', 'name', 'time_zone', 'created_by', 'created_at', 'updated_at'])
+        .returning(returned)
         .executeTakeFirst();
     },
 
@@ -32,19 +33,20 @@ export function workspacesRepository() {
       return tx.selectFrom('workspaces as w').select(columns).where('w.id', '=', workspaceId).executeTakeFirst();
     },
 
-    update(tx: Executor, workspaceId: string, patch: Pick<Updateable<Database['workspaces']>, 'name' | 'time_zone' | 'updated_at'>) {
-      return tx
-        .updateTable('workspaces')
-        .set(patch)
-        .where('id', '=', workspaceId)
-        .returning(['id', 'slug', 'name', 'time_zone', 'created_by', 'created_at', 'updated_at'])
-        .executeTakeFirstOrThrow();
+    update(tx: Executor, workspaceId: string, patch: Pick<Updateable<Database['workspaces']>, 'name' | 'time_zone' | 'search_language' | 'updated_at'>) {
+      return tx.updateTable('workspaces').set(patch).where('id', '=', workspaceId).returning(returned).executeTakeFirstOrThrow();
     },
 
     /** Whether the database knows this zone too (its zone data can be older than the runtime's). */
     async databaseKnowsZone(tx: Executor, name: string) {
       const r = await sql<{ known: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${name}) AS known`.execute(tx);
       return r.rows[0]?.known === true;
+    },
+
+    /** The text search languages search can use (migration 1092's `wis_` configurations): `english`, `turkish`, ... */
+    async searchLanguages(tx: Executor) {
+      const r = await sql<{ name: string }>`SELECT substr(cfgname, 5) AS name FROM pg_ts_config WHERE cfgname LIKE 'wis\\_%' ORDER BY 1`.execute(tx);
+      return r.rows.map((row) => row.name);
     },
 
     delete(tx: Executor, workspaceId: string) {

@@ -9,6 +9,7 @@ export const Workspace = Type.Object({
   slug: Type.String(),
   name: Type.String(),
   time_zone: Type.String({ description: 'IANA time zone of "today" and of every day boundary (planning, timesheets); default UTC' }),
+  search_language: Type.String({ description: 'Text search language of search (stemming): english (default), turkish, german, simple, ...' }),
   created_by: Uuid,
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -23,4 +24,13 @@ export const CreateWorkspaceBody = Type.Object({
 export const UpdateWorkspaceBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
   time_zone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. Europe/Istanbul (admin)' })),
+  search_language: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'A text search configuration of the database: simple, english, turkish, german, french, spanish, ... (admin). ' +
+        'Every issue is searched in it within a minute (a background duty rebuilds them; search works throughout).',
+    }),
+  ),
 });

@@ -52,7 +52,7 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
       return workspaceView((await repo.findById(db, ws.workspaceId))!, ws.role);
     },
 
-    async update(actor: Actor, slug: string, input: { name?: string; time_zone?: string }) {
+    async update(actor: Actor, slug: string, input: { name?: string; time_zone?: string; search_language?: string }) {
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'manage', tx);
         // Only IANA names: a fixed offset ("+03:00") or an abbreviation would not follow daylight saving time.
@@ -60,9 +60,15 @@ export function createWorkspacesService({ db, repo, clock, identity }: Workspace
         if (timeZone === null || (timeZone !== undefined && !(await repo.databaseKnowsZone(tx, timeZone)))) {
           throw invalid('/time_zone', 'is not an IANA time zone name (e.g. Europe/Istanbul)');
         }
+        const language = input.search_language?.trim().toLowerCase();
+        if (language !== undefined) {
+          const languages = await repo.searchLanguages(tx);
+          if (!languages.includes(language)) throw invalid('/search_language', `is not a search language here (one of ${languages.join(', ')})`);
+        }
         const row = await repo.update(tx, ws.workspaceId, {
           ...(input.name !== undefined && { name: input.name.trim() }),
           ...(timeZone !== undefined && { time_zone: timeZone }),
+          ...(language !== undefined && { search_language: language }),
           updated_at: clock.now(),
         });
         return workspaceView(row, ws.role);

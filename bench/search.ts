@@ -1,0 +1,513 @@
+/**
+ * Search (contract 23.1, 23.2, 23.4), `npm run bench -- --search [--quick]` (also alone: `npx tsx bench/search.ts
+ * [--quick] [--keep] [--no-pglite] [--no-postgres]`); the real server as a child process (bench/server.ts, jobs off).
+ *
+ * Text: a vocabulary of 3,000+ English and Turkish words (real stems with their suffixes), each drawn with a Zipf
+ * distribution (rank r with probability ∝ 1/r): names of 3-8 words, descriptions of 15-60, comments of 8-30.
+ * 1. PostgreSQL (DATABASE_URL's server, scratch database `<db>_bench_search`): one workspace of 1,000,000 issues and
+ *    2,000,000 comments (quick: 100,000 and 200,000), loaded by SQL with the triggers off and then indexed in one pass
+ *    as migration 1092's backfill does (the write path's cost is item 3). Sequential requests (one at a time, after a
+ *    warm-up), p50/p95 of: 1-3 word queries (the words drawn as the text's, the last one typed half-way in a third of
+ *    them), the fuzzy fallback (a typo of a word: two letters swapped), similar issues (a name like an existing one),
+ *    `assignee_id=me` across the workspace. And the same search run as its raw-SQL twin: the statements the service
+ *    runs, from this process, without HTTP, authentication or JSON (ratio of the medians; target >= 0.8).
+ * 2. PGlite (a data folder of its own): 100,000 issues (quick 20,000), search p95 (target <= 100 ms).
+ * 3. Create issue and create comment (POST, 10 connections, interleaved rounds) with the search triggers on against
+ *    off (`ALTER TABLE ... DISABLE TRIGGER`: the commit before this feature wrote exactly that), target >= 0.9.
+ * Writes bench/results/search.md.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { type DatabaseHandle, openPglite, openPostgres } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { searchRepository } from '../src/modules/search/search.repository.js';
+import { parseSearchQuery, tsqueryText, anyWordText } from '../src/modules/search/search.rules.js';
+import { workItemsRepository } from '../src/modules/work-items/work-items.repository.js';
+import { startServer } from './bench-server.js';
+import { type Query, rawKysely } from './raw.js';
+import { insertUserWithToken, insertWorkspace } from './seed.js';
+import { randomUUID } from 'node:crypto';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const log = (...a: unknown[]) => console.error(...a);
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]! : NaN;
+};
+const r1 = (v: number) => Math.round(v * 10) / 10;
+const f2 = (v: number) => (Math.floor(v * 100) / 100).toFixed(2);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+// ---- text ------------------------------------------------------------------------------------------------------------
+
+const ENGLISH =
+  'account add admin alert api app archive audit auth backup balance bank batch billing bind block board branch broken bug build button cache calendar call cancel card cart change channel chart check checkout client close cloud code column comment config connect contract copy cost count create credit customer dashboard data database date deadline debug default delay delete deliver deploy deployment design detail device disk display document domain download draft driver email empty encrypt error event export fail feature field file filter fix flow folder form format frame gateway graph group guest handle header health history host image import index input install invoice issue item job key label language layout lead limit link list load local lock log login logout mail manage map margin member memory menu merge message metric migrate mobile model module monitor network note notify number offer order owner page panel parse partner password patch payment performance permission phone pipeline plan platform plugin policy pool port post preview price print priority process product profile project proxy query queue quote rate read record redirect refund region release remote render report request reset resource response restore result retry review role route rule run sales save scale schedule schema screen script search secret security select send server service session setting share shift signup size slow sort source space speed sprint stack stage state status step storage store stream style submit subscription support sync system table tag task team template tenant test text theme ticket time timeout token track traffic transfer trigger type update upgrade upload user value vendor version view wallet warning webhook widget window worker workflow write zone'.split(
+    ' ',
+  );
+const TURKISH =
+  'ödeme fatura müşteri sipariş kargo teslimat hesap şifre giriş çıkış kullanıcı sayfa hata sorun rapor ayar bildirim mesaj ürün fiyat indirim kampanya sepet stok depo şube personel vardiya izin bordro maaş sözleşme teklif randevu takvim görev proje ekip toplantı onay talep destek şikayet iade iptal güncelleme yükleme indirme dosya belge arşiv yedek sunucu veritabanı bağlantı ağ güvenlik erişim yetki rol grup liste tablo grafik pano özet detay kayıt arama filtre sıralama tarih saat süre gecikme uyarı kritik acil önemli düşük yüksek orta yeni eski açık kapalı beklemede tamamlandı ışık ısı istanbul ankara izmir bursa antalya şirket müdür çalışan yönetici muhasebe satış pazarlama üretim kalite bakım arıza servis'.split(
+    ' ',
+  );
+const EN_SUFFIX = ['', 's', 'ed', 'ing', 'er'];
+const TR_SUFFIX = ['', 'ler', 'lar', 'de', 'da', 'nin', 'si', 'ı', 'i'];
+
+/** The vocabulary, most frequent first (a deterministic shuffle of stems and their forms). */
+function vocabulary(): string[] {
+  const words = new Set<string>();
+  for (const w of ENGLISH) for (const s of EN_SUFFIX) words.add(w + s);
+  for (const w of TURKISH) for (const s of TR_SUFFIX) words.add(w + s);
+  const out = [...words];
+  let seed = 42;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+const VOCAB = vocabulary();
+/** A Zipf rank: P(r) ∝ 1/r over 1..V (continuous log-uniform, floored). */
+const zipf = () => Math.min(VOCAB.length, Math.floor(VOCAB.length ** Math.random()));
+const word = () => VOCAB[zipf() - 1]!;
+const words = (n: number) => Array.from({ length: n }, word).join(' ');
+const typo = (w: string) => (w.length < 5 ? w + 'x' : w.slice(0, 2) + w[3] + w[2] + w.slice(4));
+
+/** SQL for `n` Zipf words (the vocabulary in table `vocab(rank, word)`), drawn per row (`n` names the row). */
+const SQL_WORDS = (n: string) =>
+  `(SELECT string_agg(v.word, ' ') FROM (SELECT least(${VOCAB.length}, floor(power(${VOCAB.length}::float8, random())))::int AS r
+      FROM generate_series(1, ${n}) g(x)) z JOIN vocab v ON v.rank = z.r)`;
+
+// ---- seeding ---------------------------------------------------------------------------------------------------------
+
+interface Seeded {
+  slug: string;
+  token: string;
+  projectId: string;
+  identifier: string;
+  names: string[];
+}
+
+async function seed(q: Query, o: { issues: number; comments: number; superuser: boolean }): Promise<Seeded> {
+  const now = new Date();
+  const { userId, token } = await insertUserWithToken(q, `search-${randomUUID().slice(0, 8)}@bench.example`, now);
+  const slug = `search-${randomUUID().slice(0, 8)}`;
+  const ws = await insertWorkspace(q, userId, slug, now);
+  const members = [userId];
+  for (let n = 0; n < 30; n++) {
+    const id = randomUUID();
+    await q(`insert into users (id, email, display_name, password_hash, is_instance_admin, created_at, updated_at) values ($1, $2, $3, 'x', false, $4, $4)`, [
+      id,
+      `m${n}.${slug}@bench.example`,
+      `Member ${n}`,
+      now,
+    ]);
+    await q(`insert into workspace_members (workspace_id, user_id, role, created_at) values ($1, $2, 'member', $3)`, [ws, id, now]);
+    members.push(id);
+  }
+  const projectId = randomUUID();
+  const identifier = 'SRCH';
+  await q(
+    `insert into projects (id, workspace_id, name, identifier, description, issue_seq, created_by, created_at, updated_at) values ($1, $2, 'Search', $3, '', $4, $5, $6, $6)`,
+    [projectId, ws, identifier, o.issues, userId, now],
+  );
+  const states: [string, string][] = [
+    ['Backlog', 'backlog'],
+    ['Todo', 'unstarted'],
+    ['In Progress', 'started'],
+    ['Done', 'completed'],
+  ];
+  const stateIds: string[] = [];
+  for (const [i, [name, group]] of states.entries()) {
+    const id = randomUUID();
+    stateIds.push(id);
+    await q(
+      `insert into states (id, workspace_id, project_id, name, "group", color, sequence, is_default, created_at, updated_at) values ($1, $2, $3, $4, $5, '#888888', $6, $7, $8, $8)`,
+      [id, ws, projectId, name, group, (i + 1) * 1000, i === 0, now],
+    );
+  }
+  await q(`CREATE TEMP TABLE vocab (rank int PRIMARY KEY, word text NOT NULL)`);
+  await q(`INSERT INTO vocab SELECT r, w FROM unnest($1::text[]) WITH ORDINALITY AS t(w, r)`, [VOCAB]);
+  // Bulk load without the triggers (PostgreSQL: as a superuser, session_replication_role; PGlite: the triggers are
+  // kept, the load is small), then the documents in one pass, as migration 1092's backfill builds them.
+  if (o.superuser) await q(`SET session_replication_role = replica`);
+  const batch = 50_000;
+  for (let start = 0; start < o.issues; start += batch) {
+    const end = Math.min(o.issues, start + batch);
+    await q(
+      `INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, assignee_ids, created_by, created_at, updated_at, completed_at)
+       SELECT gen_random_uuid(), $1, $2, n, ${SQL_WORDS('3 + (n % 6)')}, ${SQL_WORDS('15 + (n % 46)')},
+              ($3::uuid[])[1 + n % 4], (ARRAY['backlog','unstarted','started','completed'])[1 + n % 4],
+              (ARRAY['urgent','high','medium','low','none'])[1 + n % 5],
+              ARRAY[($4::uuid[])[1 + (n * 7) % 31]], $5, $6::timestamptz - make_interval(secs => ($7 - n) * 60), $6::timestamptz - make_interval(secs => ($7 - n) * 30),
+              CASE WHEN n % 4 = 3 THEN $6::timestamptz ELSE NULL END
+       FROM generate_series($8::int, $9::int) n`,
+      [ws, projectId, stateIds, members, userId, now, o.issues, start + 1, end],
+    );
+    log(`  issues ${end.toLocaleString('en')} / ${o.issues.toLocaleString('en')}`);
+  }
+  for (let start = 0; start < o.comments; start += batch) {
+    const end = Math.min(o.comments, start + batch);
+    await q(
+      `INSERT INTO comments (id, workspace_id, issue_id, author_id, body, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, i.id, $2, ${SQL_WORDS('8 + (n % 23)')}, $3, $3
+       FROM generate_series($4::int, $5::int) n JOIN issues i ON i.project_id = $6 AND i.sequence_id = 1 + (n * 7919) % $7`,
+      [ws, userId, now, start + 1, end, projectId, o.issues],
+    );
+    log(`  comments ${end.toLocaleString('en')} / ${o.comments.toLocaleString('en')}`);
+  }
+  if (o.superuser) {
+    await q(`SET session_replication_role = origin`);
+    log('  documents (the backfill of migration 1092) and the kept counts (1090)');
+    await q(`SET maintenance_work_mem = '512MB'`);
+    await q(`DELETE FROM issue_search WHERE workspace_id = $1`, [ws]);
+    await q(
+      `INSERT INTO issue_search (issue_id, workspace_id, project_id, language, created_at, name_folded, document)
+       SELECT i.id, i.workspace_id, i.project_id, 'english', i.created_at, search_fold(i.name), search_issue_doc('english', i.name, i.description)
+       FROM issues i WHERE i.workspace_id = $1`,
+      [ws],
+    );
+    await q(`DELETE FROM issue_search_parts WHERE workspace_id = $1`, [ws]);
+    await q(
+      `INSERT INTO issue_search_parts (workspace_id, issue_id, part_id, kind, language, created_at, document)
+       SELECT c.workspace_id, c.issue_id, c.id, 'comment', 'english', i.created_at, search_vector('english', c.body, 'C')
+       FROM comments c JOIN issues i ON i.id = c.issue_id WHERE c.workspace_id = $1`,
+      [ws],
+    );
+    await q(
+      `INSERT INTO issue_counts (workspace_id, by_assignee, assignee_id, project_id, state_id, state_group, priority, created_by, n)
+       SELECT i.workspace_id, k.by_assignee, k.assignee_id, i.project_id, i.state_id, i.state_group, i.priority, i.created_by, count(*)
+       FROM issues i, issue_count_assignees(i.assignee_ids) k WHERE i.workspace_id = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+      [ws],
+    );
+    await q(`UPDATE projects SET issue_count = $2 WHERE id = $1`, [projectId, o.issues]);
+  }
+  log('  VACUUM ANALYZE');
+  for (const t of ['issues', 'comments', 'issue_search', 'issue_search_parts', 'issue_counts']) await q(`VACUUM ANALYZE ${t}`);
+  const sample = await q(`SELECT name FROM issues WHERE workspace_id = $1 ORDER BY random() LIMIT 200`, [ws]);
+  return { slug, token, projectId, identifier, names: (sample.rows as { name: string }[]).map((r) => r.name) };
+}
+
+// ---- measuring -------------------------------------------------------------------------------------------------------
+
+async function timeRequests(base: string, token: string, paths: string[], check?: (body: any) => void): Promise<number[]> {
+  const out: number[] = [];
+  for (const [i, path] of paths.entries()) {
+    const start = performance.now();
+    const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+    const body = await res.json();
+    const ms = performance.now() - start;
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+    check?.(body);
+    if (i >= 10) out.push(ms); // the first ten warm up
+  }
+  return out;
+}
+
+const stats = (xs: number[]) => ({ p50: r1(quantile(xs, 0.5)), p95: r1(quantile(xs, 0.95)), n: xs.length });
+
+function searchQueries(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const k = 1 + (i % 3);
+    const ws = Array.from({ length: k }, word);
+    if (i % 3 === 0) {
+      const last = ws[ws.length - 1]!;
+      if (last.length > 5) ws[ws.length - 1] = last.slice(0, Math.ceil(last.length / 2) + 1);
+    }
+    return ws.join(' ');
+  });
+}
+
+function fuzzyQueries(n: number): string[] {
+  const known = new Set(VOCAB);
+  const out: string[] = [];
+  while (out.length < n) {
+    const t = typo(VOCAB[Math.floor(Math.random() * 400)]!);
+    if (!known.has(t)) out.push(t);
+  }
+  return out;
+}
+
+/** The raw twin: the statements the service runs for a search, from this process (no HTTP, auth or JSON). */
+async function rawSearch(database: DatabaseHandle, workspaceId: string, queries: string[]): Promise<number[]> {
+  const repo = searchRepository();
+  const items = workItemsRepository();
+  const out: number[] = [];
+  for (const [i, q] of queries.entries()) {
+    const start = performance.now();
+    const parsed = parseSearchQuery(q);
+    const language = await repo.workspaceLanguage(database.db, workspaceId);
+    const text = tsqueryText(parsed);
+    const { rows } = await repo.search(database.db, { workspaceId, language, text, keyIds: [], filter: {}, offset: 0, limit: 20 });
+    const ids = rows.map((r) => r.id);
+    await Promise.all([
+      items.issueCards(database.db, workspaceId, ids),
+      repo.hits(database.db, { workspaceId, language, anyText: anyWordText(parsed), issueIds: ids }),
+    ]);
+    if (i >= 10) out.push(performance.now() - start);
+  }
+  return out;
+}
+
+async function workspaceIdOf(database: DatabaseHandle, slug: string): Promise<string> {
+  const row = await database.db.selectFrom('workspaces').select('id').where('slug', '=', slug).executeTakeFirstOrThrow();
+  return row.id;
+}
+
+interface Rates {
+  on: number[];
+  off: number[];
+}
+
+/** POST throughput with the search triggers on and off, interleaved rounds. */
+async function writeCost(
+  base: string,
+  token: string,
+  path: string,
+  body: () => unknown,
+  setTriggers: (on: boolean) => Promise<void>,
+  rounds: number,
+  seconds: number,
+): Promise<Rates> {
+  const rates: Rates = { on: [], off: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const on of r % 2 === 0 ? [true, false] : [false, true]) {
+      await setTriggers(on);
+      const result = await autocannon({
+        url: base + path,
+        method: 'POST',
+        connections: 10,
+        duration: seconds,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(body()) }) }],
+      });
+      if (result.non2xx > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers`);
+      (on ? rates.on : rates.off).push(result.requests.average);
+    }
+  }
+  await setTriggers(true);
+  return rates;
+}
+
+const median = (xs: number[]) => quantile(xs, 0.5);
+
+// ---- the runs --------------------------------------------------------------------------------------------------------
+
+async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean): Promise<string[]> {
+  const url = new URL(databaseUrl);
+  const name = `${url.pathname.slice(1) || 'postgres'}_bench_search`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const issues = quick ? 100_000 : 1_000_000;
+  const comments = issues * 2;
+  const exists = (await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount! > 0;
+  url.pathname = `/${name}`;
+  let seeded: Seeded;
+  const database = openPostgres(url.toString(), 4);
+  // One connection for the seed: its session settings (session_replication_role) hold for every statement.
+  const client = new pg.Client({ connectionString: url.toString() });
+  const q: Query = async (text, params = []) => {
+    const r = await client.query(text, params as unknown[]);
+    return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+  };
+  const reuse = exists && keep;
+  if (!reuse) {
+    if (exists) await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await migrateToLatest(database.db);
+    await client.connect();
+    log(`PostgreSQL: seeding ${issues.toLocaleString('en')} issues and ${comments.toLocaleString('en')} comments`);
+    const started = Date.now();
+    seeded = await seed(q, { issues, comments, superuser: true });
+    log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+    writeFileSync(join(tmpdir(), `${name}.json`), JSON.stringify(seeded));
+  } else {
+    await client.connect();
+    log(`PostgreSQL: reusing ${name} (--keep)`);
+    seeded = JSON.parse((await import('node:fs')).readFileSync(join(tmpdir(), `${name}.json`), 'utf8')) as Seeded;
+  }
+  const workspaceId = await workspaceIdOf(database, seeded.slug);
+  const server = await startServer(url.toString());
+  const lines: string[] = [];
+  try {
+    const n = quick ? 110 : 310;
+    const ws = `/api/workspaces/${seeded.slug}`;
+    const queries = searchQueries(n);
+    const search = stats(
+      await timeRequests(
+        server.base,
+        seeded.token,
+        queries.map((q) => `${ws}/search/?q=${encodeURIComponent(q)}`),
+      ),
+    );
+    const raw = stats(await rawSearch(database, workspaceId, queries));
+    const fuzzyQs = fuzzyQueries(n);
+    let fuzzyCount = 0;
+    const fuzzy = stats(
+      await timeRequests(
+        server.base,
+        seeded.token,
+        fuzzyQs.map((q) => `${ws}/search/?q=${encodeURIComponent(q)}`),
+        (b) => {
+          if (b.fuzzy) fuzzyCount++;
+        },
+      ),
+    );
+    const similarNames = Array.from({ length: n }, (_, i) => {
+      const base = seeded.names[i % seeded.names.length]!.split(' ');
+      base[base.length - 1] = word();
+      return base.join(' ');
+    });
+    const similar = stats(
+      await timeRequests(
+        server.base,
+        seeded.token,
+        similarNames.map((name) => `${ws}/projects/${seeded.projectId}/issues/similar/?name=${encodeURIComponent(name)}`),
+      ),
+    );
+    const mine = stats(
+      await timeRequests(
+        server.base,
+        seeded.token,
+        Array.from({ length: n }, () => `${ws}/issues/?assignee_id=me&per_page=20`),
+      ),
+    );
+    const capped = (await (
+      await fetch(`${server.base}${ws}/search/?q=${encodeURIComponent(VOCAB[0]!)}`, { headers: { authorization: `Bearer ${seeded.token}` } })
+    ).json()) as {
+      total: number;
+      total_capped: boolean;
+    };
+
+    lines.push(
+      `### PostgreSQL: ${issues.toLocaleString('en')} issues, ${comments.toLocaleString('en')} comments in one workspace`,
+      '',
+      `Sequential requests (one at a time), ${n - 10} each after 10 of warm-up; load ${load()}.`,
+      '',
+      '| request | p50 ms | p95 ms | target p95 |',
+      '|---|---:|---:|---:|',
+      `| search, 1-3 words (a third typed half-way) | ${search.p50} | ${search.p95} | 50 |`,
+      `| the same statements without the service (raw twin) | ${raw.p50} | ${raw.p95} | |`,
+      `| fuzzy fallback (a typo; ${fuzzyCount} of ${n - 10} answered fuzzy) | ${fuzzy.p50} | ${fuzzy.p95} | 150 |`,
+      `| similar issues | ${similar.p50} | ${similar.p95} | 30 |`,
+      `| \`assignee_id=me\` across the workspace | ${mine.p50} | ${mine.p95} | 50 |`,
+      '',
+      `Search against its raw twin (medians): **${f2(raw.p50 / search.p50)}** (target ≥ 0.8). The most frequent word ("${VOCAB[0]}") ` +
+        `answers total ${capped.total}, total_capped ${capped.total_capped}.`,
+      '',
+    );
+
+    // Writes with the triggers on and off (the commit before this feature had none of them).
+    const setTriggers = async (on: boolean) => {
+      const verb = on ? 'ENABLE' : 'DISABLE';
+      await q(`ALTER TABLE issues ${verb} TRIGGER issues_search_added`);
+      await q(`ALTER TABLE issues ${verb} TRIGGER issues_search_changed`);
+      await q(`ALTER TABLE comments ${verb} TRIGGER comments_search_added`);
+    };
+    const rounds = quick ? 2 : 4;
+    const seconds = quick ? 3 : 8;
+    const issuePath = `${ws}/projects/${seeded.projectId}/issues/`;
+    const create = await writeCost(server.base, seeded.token, issuePath, () => ({ name: words(5), description: words(40) }), setTriggers, rounds, seconds);
+    const firstIssue = (await q<{ id: string }>(`SELECT id FROM issues WHERE project_id = $1 ORDER BY sequence_id DESC LIMIT 1`, [seeded.projectId])).rows;
+    const comment = await writeCost(
+      server.base,
+      seeded.token,
+      `${issuePath}${firstIssue[0]!.id}/comments/`,
+      () => ({ body: words(20) }),
+      setTriggers,
+      rounds,
+      seconds,
+    );
+    lines.push(
+      `Writes (POST, 10 connections, ${rounds} interleaved rounds of ${seconds} s), requests/s with the search triggers against without:`,
+      '',
+      '| request | with search | without | ratio | target |',
+      '|---|---:|---:|---:|---:|',
+      `| create issue | ${Math.round(median(create.on))} | ${Math.round(median(create.off))} | ${f2(median(create.on) / median(create.off))} | ≥ 0.9 |`,
+      `| create comment | ${Math.round(median(comment.on))} | ${Math.round(median(comment.off))} | ${f2(median(comment.on) / median(comment.off))} | ≥ 0.9 |`,
+      '',
+    );
+  } finally {
+    await server.stop();
+    await client.end();
+    await database.close();
+    if (!keep) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+  return lines;
+}
+
+async function runPglite(quick: boolean): Promise<string[]> {
+  const issues = quick ? 20_000 : 100_000;
+  const dir = mkdtempSync(join(tmpdir(), 'wis-bench-search-'));
+  try {
+    const database = await openPglite(dir);
+    await migrateToLatest(database.db);
+    const q = rawKysely(database.db).query;
+    log(`PGlite: seeding ${issues.toLocaleString('en')} issues and ${(issues * 2).toLocaleString('en')} comments (triggers on)`);
+    const started = Date.now();
+    const seeded = await seed(q, { issues, comments: issues * 2, superuser: false });
+    log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+    await database.close();
+    const server = await startServer('', false, { DATA_DIR: dir });
+    try {
+      const n = quick ? 110 : 210;
+      const ws = `/api/workspaces/${seeded.slug}`;
+      const search = stats(
+        await timeRequests(
+          server.base,
+          seeded.token,
+          searchQueries(n).map((q) => `${ws}/search/?q=${encodeURIComponent(q)}`),
+        ),
+      );
+      const fuzzy = stats(
+        await timeRequests(
+          server.base,
+          seeded.token,
+          fuzzyQueries(n).map((q) => `${ws}/search/?q=${encodeURIComponent(q)}`),
+        ),
+      );
+      return [
+        `### PGlite: ${issues.toLocaleString('en')} issues, ${(issues * 2).toLocaleString('en')} comments`,
+        '',
+        '| request | p50 ms | p95 ms | target p95 |',
+        '|---|---:|---:|---:|',
+        `| search, 1-3 words | ${search.p50} | ${search.p95} | 100 |`,
+        `| fuzzy fallback | ${fuzzy.p50} | ${fuzzy.p95} | |`,
+        '',
+      ];
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runSearchBench(o: { databaseUrl: string | null; quick: boolean; keep: boolean; pglite: boolean; postgres: boolean }): Promise<string> {
+  const lines = [`## Search (contract 23)`, '', `Vocabulary: ${VOCAB.length.toLocaleString('en')} English and Turkish words, Zipf-distributed.`, ''];
+  if (o.postgres && o.databaseUrl) lines.push(...(await runPostgres(o.databaseUrl, o.quick, o.keep)));
+  if (o.pglite) lines.push(...(await runPglite(o.quick)));
+  return lines.join('\n');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2);
+  const md = await runSearchBench({
+    databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    quick: argv.includes('--quick'),
+    keep: argv.includes('--keep'),
+    pglite: !argv.includes('--no-pglite'),
+    postgres: !argv.includes('--no-postgres'),
+  });
+  console.log(md);
+  if (!argv.includes('--quick')) writeFileSync(join(ROOT, 'bench', 'results', 'search.md'), `${md.trimEnd()}\n`);
+  process.exit(0);
+}

@@ -1,0 +1,233 @@
+import { invalid } from '../../kernel/errors.js';
+
+// The rules of search (contract 23.1) that need no database: the query's syntax, and snippets out of ts_headline.
+
+/** At most this many words in a query: a query's cost grows with its terms, and 200 characters hold about 66. */
+export const MAX_QUERY_WORDS = 24;
+/** The last word matches as a prefix only from this length on: a one- or two-letter prefix names half the vocabulary. */
+export const MIN_PREFIX_LENGTH = 3;
+export const MAX_QUERY_LENGTH = 200;
+export const SNIPPET_LENGTH = 200;
+
+/** One term of a query: a word, or a quoted phrase (its words in order), maybe excluded (`-`). */
+export interface SearchAtom {
+  words: string[];
+  negated: boolean;
+  /** The last word also matches as a prefix (type-ahead). */
+  prefix: boolean;
+}
+
+export interface SearchQuery {
+  /** Clauses ANDed, each a set of atoms ORed (`a or b c`: (a | b) & c). */
+  clauses: SearchAtom[][];
+  /** Issue keys named in the query (`WEB-12`, any case): identifier upper-cased and sequence. */
+  keys: { identifier: string; sequence: number }[];
+  /** `#12`: sequence numbers, which name an issue when the search has a `project_id`. */
+  numbers: number[];
+}
+
+const KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-(\d{1,9})$/;
+const NUMBER = /^#(\d{1,9})$/;
+/** What a word is made of; anything else separates words (`e-mail` is the phrase `e mail`, as the parser reads it). */
+const NOT_WORD = /[^\p{L}\p{N}\p{M}]+/u;
+
+/** The query as typed (trimmed): 1..200 characters, no NUL; words, phrases, `or`, `-word`, keys and `#n`. */
+export function parseSearchQuery(raw: string, path = '/querystring/q'): SearchQuery {
+  const q = raw.trim();
+  if (q.length === 0) throw invalid(path, 'must not be empty');
+  if ([...q].length > MAX_QUERY_LENGTH) throw invalid(path, `must be at most ${MAX_QUERY_LENGTH} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(q)) throw invalid(path, 'must not contain control characters');
+
+  const clauses: SearchAtom[][] = [];
+  const keys: SearchQuery['keys'] = [];
+  const numbers: number[] = [];
+  let orNext = false;
+  let last: { atom: SearchAtom; quoted: boolean } | null = null;
+  let i = 0;
+  while (i < q.length) {
+    if (/\s/.test(q[i]!)) {
+      i++;
+      continue;
+    }
+    let negated = false;
+    if (q[i] === '-' && i + 1 < q.length && !/\s/.test(q[i + 1]!)) {
+      negated = true;
+      i++;
+    }
+    let text: string;
+    let quoted = false;
+    if (q[i] === '"') {
+      const end = q.indexOf('"', i + 1);
+      // An unbalanced quote quotes the rest of the query.
+      text = q.slice(i + 1, end < 0 ? q.length : end);
+      i = end < 0 ? q.length : end + 1;
+      quoted = true;
+    } else {
+      let end = i;
+      while (end < q.length && !/\s/.test(q[end]!) && q[end] !== '"') end++;
+      text = q.slice(i, end);
+      i = end;
+    }
+    if (!quoted && !negated && text.toLowerCase() === 'or') {
+      orNext = clauses.length > 0;
+      continue;
+    }
+    const key = !quoted && !negated ? KEY.exec(text) : null;
+    if (key) {
+      keys.push({ identifier: key[1]!.toUpperCase(), sequence: Number(key[2]) });
+      orNext = false;
+      continue;
+    }
+    const number = !quoted && !negated ? NUMBER.exec(text) : null;
+    if (number) {
+      numbers.push(Number(number[1]));
+      orNext = false;
+      continue;
+    }
+    const words = text.split(NOT_WORD).filter((w) => w !== '');
+    if (words.length === 0) {
+      orNext = false;
+      continue;
+    }
+    const atom: SearchAtom = { words, negated, prefix: false };
+    if (orNext) clauses[clauses.length - 1]!.push(atom);
+    else clauses.push([atom]);
+    orNext = false;
+    last = { atom, quoted };
+  }
+  // Type-ahead: the last word typed, as long as it is a plain word still being typed.
+  if (last && !last.quoted && !last.atom.negated && last.atom.words.length === 1 && last.atom.words[0]!.length >= MIN_PREFIX_LENGTH) {
+    last.atom.prefix = true;
+  }
+  const wordCount = clauses.flat().reduce((n, atom) => n + atom.words.length, 0);
+  if (wordCount > MAX_QUERY_WORDS) throw invalid(path, `must have at most ${MAX_QUERY_WORDS} words`);
+  // A clause of exclusions only would match nearly every issue: some word must be looked for.
+  const positive = clauses.filter((clause) => clause.some((atom) => !atom.negated));
+  if (positive.length === 0 && keys.length === 0 && numbers.length === 0) {
+    throw invalid(path, 'must hold a word to look for (a query of operators or exclusions alone finds nothing)');
+  }
+  return { clauses: positive.length > 0 ? clauses : [], keys, numbers };
+}
+
+/** Words carry only letters, digits and marks: quoted for to_tsquery, they need no escaping. */
+const lexeme = (word: string, prefix: boolean) => `'${word}'${prefix ? ':*' : ''}`;
+
+function atomText(atom: SearchAtom): string {
+  const words = atom.words.map((w, i) => lexeme(w, atom.prefix && i === atom.words.length - 1));
+  const text = words.length === 1 ? words[0]! : `(${words.join(' <-> ')})`;
+  return atom.negated ? `!${text}` : text;
+}
+
+/** The query in to_tsquery's syntax; empty when only keys were named. */
+export function tsqueryText(query: SearchQuery): string {
+  return query.clauses.map((clause) => (clause.length === 1 ? atomText(clause[0]!) : `(${clause.map(atomText).join(' | ')})`)).join(' & ');
+}
+
+/** Any of the query's wanted words, for telling where they were found and what to highlight. */
+export function anyWordText(query: SearchQuery): string {
+  const atoms = query.clauses.flat().filter((atom) => !atom.negated);
+  return atoms.flatMap((atom) => atom.words.map((w, i) => lexeme(w, atom.prefix && i === atom.words.length - 1))).join(' | ');
+}
+
+/** The plain words of the query (the fuzzy fallback compares them with names). */
+export function plainWords(query: SearchQuery): string[] {
+  return query.clauses
+    .flat()
+    .filter((atom) => !atom.negated)
+    .flatMap((atom) => atom.words);
+}
+
+export type SnippetField = 'key' | 'name' | 'description' | 'comment' | 'custom_value';
+
+export interface Snippet {
+  field: SnippetField;
+  text: string;
+  highlights: [number, number][];
+}
+
+/** The marks ts_headline is asked to put around a match (characters no stored text holds: the API refuses them). */
+export const START_MARK = '\u0001';
+export const STOP_MARK = '\u0002';
+
+/**
+ * A snippet out of ts_headline's output: the text without the marks, the marked ranges as UTF-16 offsets, cut to at most
+ * 200 code units around the first match (never inside a surrogate pair), with an ellipsis where it was cut.
+ */
+export function snippetFromHeadline(field: SnippetField, headline: string, maxLength = SNIPPET_LENGTH): Snippet {
+  let text = '';
+  const highlights: [number, number][] = [];
+  let start = -1;
+  for (const ch of headline) {
+    if (ch === START_MARK) start = text.length;
+    else if (ch === STOP_MARK) {
+      if (start >= 0 && text.length > start) highlights.push([start, text.length]);
+      start = -1;
+    } else text += ch;
+  }
+  return cut(field, text.replace(/\s+/g, ' '), normalizeOffsets(text, highlights), maxLength);
+}
+
+/** Offsets after the whitespace runs of `text` became single spaces. */
+function normalizeOffsets(text: string, highlights: [number, number][]): [number, number][] {
+  const map: number[] = [];
+  let out = 0;
+  for (let i = 0; i < text.length; i++) {
+    map.push(out);
+    if (!(/\s/.test(text[i]!) && i > 0 && /\s/.test(text[i - 1]!))) out++;
+  }
+  map.push(out);
+  return highlights.map(([a, b]) => [map[a]!, map[b]!]);
+}
+
+/** A word without accents and case, as the search's folding (unaccent, then lower case; ı and İ as i). */
+export function foldWord(word: string): string {
+  return word.replace(/ı/g, 'i').replace(/İ/g, 'I').normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+function cut(field: SnippetField, text: string, highlights: [number, number][], maxLength: number): Snippet {
+  if (text.length <= maxLength) return { field, text, highlights };
+  const first = highlights[0]?.[0] ?? 0;
+  // Some context before the first match, the rest after it.
+  let from = Math.max(0, Math.min(first - 40, text.length - (maxLength - 1)));
+  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++;
+  const lead = from > 0 ? '…' : '';
+  let to = from + maxLength - lead.length;
+  const tail = to < text.length ? '…' : '';
+  to -= tail.length;
+  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--;
+  const body = text.slice(from, to);
+  const shift = lead.length - from;
+  const kept = highlights.filter(([a, b]) => a >= from && b <= to).map(([a, b]) => [a + shift, b + shift] as [number, number]);
+  return { field, text: lead + body + tail, highlights: kept };
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** pg_trgm's trigrams of one word: padded with two spaces before and one after. */
+function trigrams(word: string): Set<string> {
+  const padded = `  ${word} `;
+  const out = new Set<string>();
+  for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3));
+  return out;
+}
+
+/** Trigram similarity of two words, as pg_trgm's `similarity` counts it. */
+export function wordSimilarity(a: string, b: string): number {
+  const x = trigrams(a);
+  const y = trigrams(b);
+  let shared = 0;
+  for (const t of x) if (y.has(t)) shared++;
+  return shared / (x.size + y.size - shared);
+}
+
+/** The fuzzy fallback's highlights: the words of `text` like one of `words` (folded; trigram similarity ≥ 0.4). */
+export function fuzzyHighlights(field: SnippetField, text: string, words: string[], maxLength = SNIPPET_LENGTH): Snippet {
+  const highlights: [number, number][] = [];
+  const re = /[\p{L}\p{N}\p{M}]+/gu;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const folded = foldWord(m[0]);
+    if (words.some((w) => wordSimilarity(folded, w) >= 0.4)) highlights.push([m.index, m.index + m[0].length]);
+  }
+  return cut(field, text, highlights, maxLength);
+}

@@ -1,0 +1,193 @@
+import type { Executor } from '../../db/database.js';
+import type { Actor } from '../../kernel/actor.js';
+import { invalid } from '../../kernel/errors.js';
+import { idList, parseList, uuidList } from '../../kernel/query-lists.js';
+import { PRIORITIES, STATE_GROUPS } from '../../kernel/work-items.js';
+import type { IssueFilterProvider, IssueSortProvider } from '../work-items/index.js';
+import type { SearchDeps } from './search.deps.js';
+import { RANKED, type SearchFilter } from './search.repository.js';
+import {
+  anyWordText,
+  foldWord,
+  fuzzyHighlights,
+  parseSearchQuery,
+  plainWords,
+  type Snippet,
+  type SnippetField,
+  snippetFromHeadline,
+  tsqueryText,
+} from './search.rules.js';
+
+export type SearchService = ReturnType<typeof createSearchService>;
+
+/** Rebuilt per run of the `search.reindex` duty and workspace (a transaction of a few hundred milliseconds at most). */
+const REINDEX_BATCH = 2000;
+/** Similar issues look at open issues and at those completed this recently (contract 23.4). */
+const SIMILAR_DAYS = 90;
+
+interface SearchInput {
+  q: string;
+  project_id?: string;
+  state_group?: string | string[];
+  priority?: string | string[];
+  assignee_id?: string | string[];
+  label_id?: string | string[];
+  offset: number;
+  per_page: number;
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export function createSearchService({ db, repo, clock, identity, workItems }: SearchDeps) {
+  /** The list's `q` (a string, or repeated: its values joined), parsed, with the issues it names by key. */
+  async function listQuery(tx: Executor, workspaceId: string, projectId: string | null, raw: unknown) {
+    if (raw === undefined || raw === '') return null;
+    const query = parseSearchQuery(Array.isArray(raw) ? raw.map(String).join(' ') : String(raw));
+    const language = await repo.workspaceLanguage(tx, workspaceId);
+    const numbers = projectId === null ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
+    const keyIds = await repo.issuesByKey(tx, workspaceId, query.keys, numbers);
+    return { language, text: tsqueryText(query), keyIds };
+  }
+
+  /** `q` on the issue lists (contract 23.2): the issues matching it. */
+  const issueFilter: IssueFilterProvider = async ({ tx, workspaceId, projectId, query }) => {
+    const parsed = await listQuery(tx, workspaceId, projectId, query.q);
+    if (!parsed) return [];
+    const condition = repo.listCondition(workspaceId, parsed.language, parsed.text, parsed.keyIds);
+    return [() => condition];
+  };
+
+  /** `order_by=relevance` (the default with `q`): the issue named by key first, then by rank. */
+  const issueSort: IssueSortProvider = async ({ tx, workspaceId, projectId, key, query }) => {
+    if (key !== 'relevance') return null;
+    const parsed = await listQuery(tx, workspaceId, projectId, query.q);
+    if (!parsed) throw invalid('/querystring/order_by', 'relevance needs q');
+    const rank = repo.relevance(workspaceId, parsed.language, parsed.text, parsed.keyIds);
+    return () => rank;
+  };
+
+  return {
+    issueFilter,
+    issueSort,
+
+    /** A page of the workspace's issues matching `q` (contract 23.1). */
+    async search(actor: Actor, slug: string, input: SearchInput) {
+      const ws = await identity.access(actor, slug, 'read');
+      const query = parseSearchQuery(input.q);
+      const projectId = input.project_id?.toLowerCase();
+      if (projectId !== undefined) await workItems.findProject(db, ws.workspaceId, projectId);
+      const assignees = idList(input.assignee_id, 'assignee_id', { me: ws.userId, none: true });
+      const filter: SearchFilter = {
+        ...(projectId !== undefined && { projectId }),
+        ...(input.state_group !== undefined && { stateGroups: parseList(input.state_group, STATE_GROUPS, 'state_group') }),
+        ...(input.priority !== undefined && { priorities: parseList(input.priority, PRIORITIES, 'priority') }),
+        ...(assignees && { assignees: { ids: assignees.filter((id) => id !== null), none: assignees.includes(null) } }),
+        ...(input.label_id !== undefined && { labelIds: uuidList(input.label_id, 'label_id') }),
+      };
+      const page = { offset: input.offset, per_page: input.per_page };
+      const language = await repo.workspaceLanguage(db, ws.workspaceId);
+      const numbers = projectId === undefined ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
+      const keyIds = await repo.issuesByKey(db, ws.workspaceId, query.keys, numbers);
+      const text = tsqueryText(query);
+      const { rows, found } = await repo.search(db, { workspaceId: ws.workspaceId, language, text, keyIds, filter, offset: page.offset, limit: page.per_page });
+
+      if (found === 0 && text !== '') {
+        // Nothing has the words: names with words like them (a typo), ranked by similarity.
+        const words = plainWords(query);
+        const fuzzy = await db
+          .transaction()
+          .execute((tx) => repo.fuzzy(tx, { workspaceId: ws.workspaceId, text: words.join(' '), filter, offset: page.offset, limit: page.per_page }));
+        const cards = await workItems.issueCards(
+          db,
+          ws.workspaceId,
+          fuzzy.rows.map((r) => r.id),
+        );
+        const score = new Map(fuzzy.rows.map((r) => [r.id, r.score]));
+        const folded = words.map(foldWord);
+        return {
+          results: cards.map((issue) => ({
+            issue,
+            score: round(score.get(issue.id) ?? 0, 4),
+            matched_in: ['name' as const],
+            snippet: fuzzyHighlights('name', issue.name, folded),
+          })),
+          ...totals(fuzzy.found, page),
+          fuzzy: true,
+        };
+      }
+
+      const ids = rows.map((r) => r.id);
+      const [cards, hits] = await Promise.all([
+        workItems.issueCards(db, ws.workspaceId, ids),
+        repo.hits(db, { workspaceId: ws.workspaceId, language, anyText: anyWordText(query), issueIds: ids }),
+      ]);
+      const ranked = new Map(rows.map((r) => [r.id, r]));
+      const hitOf = new Map(hits.map((h) => [h.issue_id, h]));
+      return {
+        results: cards.map((issue) => {
+          const row = ranked.get(issue.id)!;
+          const hit = hitOf.get(issue.id);
+          const matched: SnippetField[] = [];
+          if (row.by_key) matched.push('key');
+          if (hit?.name_hit) matched.push('name');
+          if (hit?.description_hit) matched.push('description');
+          if (hit?.comment_id) matched.push('comment');
+          if (hit?.value_headline) matched.push('custom_value');
+          let snippet: Snippet & { comment_id?: string };
+          if (row.by_key) snippet = { field: 'key', text: issue.key, highlights: [[0, issue.key.length]] };
+          else if (hit?.name_headline) snippet = snippetFromHeadline('name', hit.name_headline);
+          else if (hit?.description_headline) snippet = snippetFromHeadline('description', hit.description_headline);
+          else if (hit?.comment_id && hit.comment_headline) snippet = { ...snippetFromHeadline('comment', hit.comment_headline), comment_id: hit.comment_id };
+          else if (hit?.value_headline) snippet = snippetFromHeadline('custom_value', hit.value_headline);
+          else snippet = snippetFromHeadline('name', issue.name);
+          return { issue, score: round(row.by_key ? 1 + row.score : row.score, 4), matched_in: matched, snippet };
+        }),
+        ...totals(found, page),
+        fuzzy: false,
+      };
+    },
+
+    /** Up to 5 issues of the project like the one being written (contract 23.4). */
+    async similar(actor: Actor, slug: string, projectId: string, input: { name: string; description?: string }) {
+      const ws = await identity.access(actor, slug, 'read');
+      await workItems.findProject(db, ws.workspaceId, projectId);
+      const name = input.name.trim();
+      if ([...name].length < 3 || [...name].length > 255) throw invalid('/querystring/name', 'must be 3..255 characters after trimming');
+      // eslint-disable-next-line no-control-regex
+      const clean = (s: string) => s.replace(/[\u0000-\u001f]/g, ' ');
+      const description = clean((input.description ?? '').trim()).slice(0, 2000);
+      // The words of the name (and the description's first ones), any of them: candidates that share a word.
+      const words = [...new Set(`${name} ${description.slice(0, 300)}`.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => [...w].length >= 3))].slice(0, 24);
+      const anyText = words.map((w) => `'${w}'`).join(' | ');
+      const language = await repo.workspaceLanguage(db, ws.workspaceId);
+      const since = new Date(clock.now().getTime() - SIMILAR_DAYS * 86_400_000);
+      const rows = await repo.similar(db, { workspaceId: ws.workspaceId, projectId, language, name: clean(name), description, anyText, since });
+      const cards = await workItems.issueCards(
+        db,
+        ws.workspaceId,
+        rows.map((r) => r.id),
+      );
+      const similarity = new Map(rows.map((r) => [r.id, r.similarity]));
+      return cards.map((issue) => ({ issue, similarity: Math.min(1, round(similarity.get(issue.id)!, 2)) }));
+    },
+
+    /**
+     * The `search.reindex` duty: rebuilds the documents of workspaces whose `search_language` changed, a batch per
+     * workspace and run (search keeps working throughout: the documents also hold the words as written). Answers how
+     * many documents it rebuilt.
+     */
+    async runReindex() {
+      const workspaces = await repo.workspacesToRebuild(db);
+      let rebuilt = 0;
+      for (const ws of workspaces) {
+        rebuilt += await db.transaction().execute((tx) => repo.rebuildDocuments(tx, ws.id, ws.search_language, REINDEX_BATCH));
+      }
+      return rebuilt;
+    },
+  };
+}
+
+/** The totals of a page: exact up to 1,000 matches; beyond, 1000 and capped. */
+function totals(found: number, page: { offset: number; per_page: number }) {
+  return { total: Math.min(found, RANKED), total_capped: found > RANKED, offset: page.offset, per_page: page.per_page };
+}
