@@ -29,6 +29,7 @@ import { benchWebhooks } from './webhooks.js';
 import { benchCreateVsPgbench } from './create-vs-pgbench.js';
 import { runWorkItemCore, writeResults as writeWorkItemCore } from './work-item-core.js';
 import { runDatabaseOps } from './database-ops.js';
+import { runSearchBench } from './search.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { type Db, openDatabase, openPglite } from '../src/db/database.js';
@@ -78,6 +79,9 @@ if (flag('help') || flag('h')) {
   --database-ops          run only the database-operations benchmark (bench/database-ops.ts: the issue list through
                           PgBouncer against direct, serving again after restarts, reads with a replica); writes
                           bench/results/database-ops.md (not with --quick)
+  --search                run only the search benchmark (bench/search.ts: search, fuzzy fallback, similar issues and
+                          "my issues" at 1M issues and 2M comments, the raw-SQL twin, PGlite at 100k, create issue
+                          and comment with the search triggers against without); writes bench/results/search.md
 Requires DATABASE_URL (a PostgreSQL server on which a scratch database "<db>_bench" may be created), unless --pglite-only.`);
   process.exit(0);
 }
@@ -914,6 +918,13 @@ async function main() {
     // Database operations alone (contract 27): a scratch database, clusters of its own, PgBouncer; its own file.
     const md = await runDatabaseOps({ databaseUrl: url, quick });
     if (!quick) writeFileSync(join(RESULTS, 'database-ops.md'), `${md.trimEnd()}\n`);
+    console.log(md);
+    return;
+  }
+  if (flag('search')) {
+    // Search alone (contract 23): a scratch database of its own and a PGlite folder; its own file.
+    const md = await runSearchBench({ databaseUrl: url ?? null, quick, keep: cfg.keep, pglite: !flag('no-pglite'), postgres: Boolean(url) });
+    if (!quick) writeFileSync(join(RESULTS, 'search.md'), `${md.trimEnd()}\n`);
     console.log(md);
     return;
   }

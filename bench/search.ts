@@ -158,7 +158,7 @@ async function seed(q: Query, o: { issues: number; comments: number; superuser: 
     await q(
       `INSERT INTO comments (id, workspace_id, issue_id, author_id, body, created_at, updated_at)
        SELECT gen_random_uuid(), $1, i.id, $2, ${SQL_WORDS('8 + (n % 23)')}, $3, $3
-       FROM generate_series($4::int, $5::int) n JOIN issues i ON i.project_id = $6 AND i.sequence_id = 1 + (n * 7919) % $7`,
+       FROM generate_series($4::int, $5::int) n JOIN issues i ON i.project_id = $6 AND i.sequence_id = 1 + ((n::bigint * 7919) % $7)::int`,
       [ws, userId, now, start + 1, end, projectId, o.issues],
     );
     log(`  comments ${end.toLocaleString('en')} / ${o.comments.toLocaleString('en')}`);
@@ -182,6 +182,12 @@ async function seed(q: Query, o: { issues: number; comments: number; superuser: 
       [ws],
     );
     await q(
+      `INSERT INTO search_words (workspace_id, word)
+       SELECT DISTINCT i.workspace_id, w.lexeme FROM issues i, unnest(to_tsvector('wis_simple', i.name)) w
+       WHERE i.workspace_id = $1 AND char_length(w.lexeme) BETWEEN 3 AND 40 ON CONFLICT DO NOTHING`,
+      [ws],
+    );
+    await q(
       `INSERT INTO issue_counts (workspace_id, by_assignee, assignee_id, project_id, state_id, state_group, priority, created_by, n)
        SELECT i.workspace_id, k.by_assignee, k.assignee_id, i.project_id, i.state_id, i.state_group, i.priority, i.created_by, count(*)
        FROM issues i, issue_count_assignees(i.assignee_ids) k WHERE i.workspace_id = $1 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
@@ -190,7 +196,7 @@ async function seed(q: Query, o: { issues: number; comments: number; superuser: 
     await q(`UPDATE projects SET issue_count = $2 WHERE id = $1`, [projectId, o.issues]);
   }
   log('  VACUUM ANALYZE');
-  for (const t of ['issues', 'comments', 'issue_search', 'issue_search_parts', 'issue_counts']) await q(`VACUUM ANALYZE ${t}`);
+  for (const t of ['issues', 'comments', 'issue_search', 'issue_search_parts', 'search_words', 'issue_counts']) await q(`VACUUM ANALYZE ${t}`);
   const sample = await q(`SELECT name FROM issues WHERE workspace_id = $1 ORDER BY random() LIMIT 200`, [ws]);
   return { slug, token, projectId, identifier, names: (sample.rows as { name: string }[]).map((r) => r.name) };
 }

@@ -11,7 +11,9 @@ import { demoCommand } from '../../src/cli/commands/demo.js';
 import type { DemoBackend } from '../../src/cli/demo/demo.backend.js';
 import { httpBackend } from '../../src/cli/demo/demo.http.js';
 import { inProcessBackend } from '../../src/cli/demo/demo.in-process.js';
-import { demoPlan, LABELS, PROJECT_LABELS } from '../../src/cli/demo/demo.plan.js';
+import { demoPlan, LABELS, PROJECT_LABELS, SEARCH_EXAMPLES } from '../../src/cli/demo/demo.plan.js';
+import { searchRepository } from '../../src/modules/search/search.repository.js';
+import { parseSearchQuery, tsqueryText } from '../../src/modules/search/search.rules.js';
 import { runDemo } from '../../src/cli/demo/demo.runner.js';
 import { DEMO_STEPS } from '../../src/cli/demo/demo.steps.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -201,7 +203,7 @@ describe('cli demo, in process', () => {
     const worklogs = plan.history.reduce((n, h) => n + h.worklogs.length, 0) + [...plan.worklogs.values()].reduce((n, w) => n + w.length, 0);
     expect(before).toMatchObject({
       // 240 issues of the sprints, 42 of the SLA history (6 weeks of 7), the delivery history's, the sub-issue trees'.
-      issues: 240 + 42 + plan.history.length + plan.subIssues.length,
+      issues: 240 + 42 + plan.history.length + plan.subIssues.length + SEARCH_EXAMPLES.length,
       projects: 2,
       labels: 12,
       issue_relations: plan.relations.length,
@@ -214,6 +216,22 @@ describe('cli demo, in process', () => {
       webhook_endpoints: 1,
       worklogs,
     });
+    expect(first.text).toMatch(/search examples\s+added 5 requests in Turkish and English to search for/);
+    // The demo's text is searchable in Turkish and English (contract 23.1).
+    const demo = await ctx().database.db.selectFrom('workspaces').select('id').where('slug', '=', 'demo').executeTakeFirstOrThrow();
+    for (const q of ['odeme', 'istanbul', 'ışık', 'deploying', 'kdv fatura']) {
+      const text = tsqueryText(parseSearchQuery(q));
+      const found = await searchRepository().search(ctx().database.db, {
+        workspaceId: demo.id,
+        language: 'english',
+        text,
+        keyIds: [],
+        filter: {},
+        offset: 0,
+        limit: 5,
+      });
+      expect(found.found, q).toBeGreaterThan(0);
+    }
     expect(first.text).toMatch(/renewal\s+added renewal charged to the stored card/);
     expect(first.text).toMatch(/a workspace in dunning\s+added .*renewal declined: subscription past_due, 1 attempt/);
     const dunning = await ctx()
@@ -369,7 +387,7 @@ describe('cli demo --url', () => {
       expect(result.added.find((s) => s.step === 'webhook endpoint')!.added).toHaveLength(1);
       const small = demoPlan(12);
       expect(await counts(limited.database.db)).toMatchObject({
-        issues: 12 + small.history.length + small.subIssues.length,
+        issues: 12 + small.history.length + small.subIssues.length + SEARCH_EXAMPLES.length,
         baselines: 2,
         payments: 1,
         invoices: 1,

@@ -94,14 +94,30 @@ CREATE INDEX issue_search_parts_document_idx ON issue_search_parts USING gin (do
 CREATE INDEX issue_search_parts_created_idx ON issue_search_parts (workspace_id, created_at);
 CREATE INDEX issue_search_parts_language_idx ON issue_search_parts (workspace_id, language);
 
+-- The words of the workspace's issue names, folded (no accents, lower case), each once: the fuzzy fallback looks for
+-- words like a mistyped one here (a few thousand rows per workspace, through the trigram index), then searches for
+-- them. Only added to: a word no issue holds any longer finds nothing, which is harmless.
+CREATE TABLE search_words (
+  workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+  word         text NOT NULL,
+  PRIMARY KEY (workspace_id, word)
+);
+CREATE INDEX search_words_trgm_idx ON search_words USING gin (word gin_trgm_ops);
+
 CREATE FUNCTION search_issue_doc(language text, name text, description text) RETURNS tsvector
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT search_vector(language, name, 'A') || search_vector(language, description, 'B')
 $$;
 
--- New issues: one statement trigger per INSERT (a bulk insert builds its documents in one pass).
+-- New issues: one statement trigger per INSERT (a bulk insert builds its documents in one pass), which also adds the
+-- words of the names to `search_words` (above).
 CREATE FUNCTION issues_search_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  INSERT INTO search_words (workspace_id, word)
+  SELECT DISTINCT n.workspace_id, w.lexeme
+  FROM added n, unnest(to_tsvector('wis_simple', n.name)) w
+  WHERE char_length(w.lexeme) BETWEEN 3 AND 40
+  ON CONFLICT DO NOTHING;
   INSERT INTO issue_search (issue_id, workspace_id, project_id, language, created_at, name_folded, document)
   SELECT n.id, n.workspace_id, n.project_id, w.search_language, n.created_at, search_fold(n.name),
          search_issue_doc(w.search_language, n.name, n.description)
@@ -168,6 +184,17 @@ CREATE TRIGGER custom_values_search_edited AFTER UPDATE ON custom_values
 CREATE TRIGGER custom_values_search_removed AFTER DELETE ON custom_values
   FOR EACH ROW EXECUTE FUNCTION custom_values_search_written();
 
+CREATE FUNCTION issues_search_words_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO search_words (workspace_id, word)
+  SELECT DISTINCT NEW.workspace_id, w.lexeme FROM unnest(to_tsvector('wis_simple', NEW.name)) w
+  WHERE char_length(w.lexeme) BETWEEN 3 AND 40
+  ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER issues_search_words_renamed AFTER UPDATE OF name ON issues
+  FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION issues_search_words_renamed();
+
 -- ---- backfill -------------------------------------------------------------------------------------------------------
 -- The triggers exist before it: creating them locked out writers until this transaction commits.
 INSERT INTO issue_search (issue_id, workspace_id, project_id, language, created_at, name_folded, document)
@@ -181,5 +208,11 @@ SELECT v.workspace_id, v.issue_id, v.property_id, 'custom_value', 'english', i.c
 FROM custom_values v JOIN custom_properties p ON p.id = v.property_id JOIN issues i ON i.id = v.issue_id
 WHERE p.type IN ('text', 'url') AND v.value_text IS NOT NULL;
 
+INSERT INTO search_words (workspace_id, word)
+SELECT DISTINCT i.workspace_id, w.lexeme FROM issues i, unnest(to_tsvector('wis_simple', i.name)) w
+WHERE char_length(w.lexeme) BETWEEN 3 AND 40
+ON CONFLICT DO NOTHING;
+
 ANALYZE issue_search;
 ANALYZE issue_search_parts;
+ANALYZE search_words;

@@ -24,7 +24,14 @@ export interface IssueSearchPartsTable {
   document: Tsvector;
 }
 
+/** Migration 1092: the folded words of a workspace's issue names (the fuzzy fallback). */
+export interface SearchWordsTable {
+  workspace_id: string;
+  word: string;
+}
+
 export interface SearchTables {
+  search_words: SearchWordsTable;
   issue_search: IssueSearchTable;
   issue_search_parts: IssueSearchPartsTable;
 }

@@ -35,8 +35,8 @@ const WEIGHTS = '{0.05,0.2,0.4,1.0}';
  */
 const tsquery = (language: string, text: string) =>
   language === 'simple'
-    ? sql`to_tsquery('wis_simple', ${text})`
-    : sql`(to_tsquery(('wis_' || ${language})::regconfig, ${text}) || to_tsquery('wis_simple', ${text}))`;
+    ? sql`to_tsquery('wis_simple'::regconfig, ${text})`
+    : sql`(to_tsquery(${`wis_${language}`}::regconfig, ${text}) || to_tsquery('wis_simple'::regconfig, ${text}))`;
 
 function conditions(filter: SearchFilter): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [];
@@ -78,26 +78,26 @@ async function rankedMatches(
     ? sql`SELECT i.id, i.updated_at, true AS by_key, 1::real AS score, false AS parts_full FROM issues i
             WHERE i.workspace_id = ${ws}::uuid AND i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}`
     : null;
+  const query = tsquery(input.language, input.text);
   const matched =
     input.text === ''
       ? null
       : sql`SELECT * FROM (
-            WITH q AS MATERIALIZED (SELECT ${tsquery(input.language, input.text)} AS query),
-            own AS (
-              SELECT s.issue_id, s.created_at FROM issue_search s, q
-              WHERE s.workspace_id = ${ws}::uuid AND s.document @@ q.query ${filterOn(sql`s.issue_id`)}
+            WITH own AS (
+              SELECT s.issue_id, s.created_at FROM issue_search s
+              WHERE s.workspace_id = ${ws}::uuid AND s.document @@ ${query} ${filterOn(sql`s.issue_id`)}
               ORDER BY s.created_at DESC LIMIT ${RANKED + 1}),
             parts AS (
-              SELECT p.issue_id, p.created_at FROM issue_search_parts p, q
-              WHERE p.workspace_id = ${ws}::uuid AND p.document @@ q.query ${filterOn(sql`p.issue_id`)}
+              SELECT p.issue_id, p.created_at FROM issue_search_parts p
+              WHERE p.workspace_id = ${ws}::uuid AND p.document @@ ${query} ${filterOn(sql`p.issue_id`)}
               ORDER BY p.created_at DESC ${partsWindow === null ? sql`` : sql`LIMIT ${partsWindow}`}),
             top AS (
               SELECT issue_id, max(created_at) AS created_at FROM (SELECT * FROM own UNION ALL SELECT * FROM parts) u
               ${input.keyIds.length ? sql`WHERE issue_id <> ALL(${input.keyIds}::uuid[])` : sql``}
               GROUP BY issue_id ORDER BY 2 DESC, 1 DESC LIMIT ${RANKED + 1})
-            SELECT t.issue_id AS id, i.updated_at, false AS by_key, ${rankOf(ws, sql`t.issue_id`, sql`q.query`)} AS score,
+            SELECT t.issue_id AS id, i.updated_at, false AS by_key, ${rankOf(ws, sql`t.issue_id`, query)} AS score,
                    ${partsWindow === null ? sql`false` : sql`(SELECT count(*) FROM parts) >= ${partsWindow}`} AS parts_full
-            FROM top t JOIN issues i ON i.workspace_id = ${ws}::uuid AND i.id = t.issue_id, q) m`;
+            FROM top t JOIN issues i ON i.workspace_id = ${ws}::uuid AND i.id = t.issue_id) m`;
   const parts = [keyed, matched].filter((p) => p !== null);
   if (parts.length === 0) return { rows: [] as RankedIssue[], found: 0, partsFull: false };
   const union = sql.join(
@@ -182,7 +182,7 @@ export function searchRepository() {
      */
     async hits(tx: Executor, input: { workspaceId: string; language: string; anyText: string; issueIds: string[] }) {
       if (input.issueIds.length === 0 || input.anyText === '') return [];
-      const config = sql`('wis_' || ${input.language})::regconfig`;
+      const config = sql`${`wis_${input.language}`}::regconfig`;
       const headline = (text: RawBuilder<unknown>) =>
         sql`ts_headline(${config}, ${text}, q.query, 'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=1, FragmentDelimiter=" … "')`;
       const rows = await sql<{
@@ -220,53 +220,48 @@ export function searchRepository() {
     },
 
     /**
-     * The fuzzy fallback: issues whose name holds a word like the query's (trigram word similarity at least 0.4, through
-     * the trigram index), most similar first, then the most recently updated; at most 1,001.
+     * The fuzzy fallback's first step: for each word, up to 3 words of the workspace's issue names like it (trigram
+     * similarity at least 0.4, through the trigram index of `search_words`), most similar first.
      */
-    async fuzzy(tx: Executor, input: { workspaceId: string; text: string; filter: SearchFilter; offset: number; limit: number }) {
-      const where = and(conditions(input.filter));
+    async similarWords(tx: Executor, workspaceId: string, words: string[]) {
+      if (words.length === 0) return [];
       // A transaction-local setting: it ends with the transaction (safe behind a transaction pooler).
-      await sql`SELECT set_config('pg_trgm.word_similarity_threshold', '0.4', true)`.execute(tx);
-      const rows = await sql<{ id: string; score: number; found: number; updated_at: Date }>`
-        SELECT id, score, count(*) OVER ()::int AS found FROM (
-          SELECT i.id, i.updated_at, word_similarity(q.text, s.name_folded) AS score
-          FROM issue_search s JOIN issues i ON i.id = s.issue_id, (SELECT search_fold(${input.text}) AS text) q
-          WHERE s.workspace_id = ${input.workspaceId}::uuid AND i.workspace_id = ${input.workspaceId}::uuid
-            AND q.text <% s.name_folded ${where}
-          ORDER BY q.text <<-> s.name_folded, i.updated_at DESC LIMIT ${RANKED + 1}) f
-        ORDER BY score DESC, updated_at DESC, id DESC
-        OFFSET ${input.offset} LIMIT ${input.limit}`.execute(tx);
-      return { rows: rows.rows.map((r) => ({ id: r.id, score: Number(r.score) })), found: rows.rows[0]?.found ?? 0 };
+      await sql`SELECT set_config('pg_trgm.similarity_threshold', '0.4', true)`.execute(tx);
+      const rows = await sql<{ typed: string; word: string; similarity: number }>`
+        SELECT t.typed, w.word, w.similarity FROM unnest(${words}::text[]) AS t(typed)
+        CROSS JOIN LATERAL (
+          SELECT sw.word, similarity(sw.word, search_fold(t.typed)) AS similarity FROM search_words sw
+          WHERE sw.workspace_id = ${workspaceId}::uuid AND sw.word % search_fold(t.typed)
+          ORDER BY sw.word <-> search_fold(t.typed), sw.word LIMIT 3) w`.execute(tx);
+      return rows.rows.map((r) => ({ typed: r.typed, word: r.word, similarity: Number(r.similarity) }));
     },
 
     /**
-     * Similar issues (contract 23.4): open issues of the project and those completed since `since`, whose name is
-     * like `name` (trigram similarity, through the trigram index) or which share its words (full text), scored by the
-     * similarity of the names (and of the descriptions' beginnings, when one is given); at least 0.3, best 5.
+     * Similar issues (contract 23.4): open issues of the project and those completed since `since` that share words
+     * with the new one (`anyText`: any two of its words, or its one word; newest 200), scored by the similarity of the
+     * names (and of the descriptions' beginnings, when one is given); at least 0.3, best 5.
      */
     async similar(
       tx: Executor,
       input: { workspaceId: string; projectId: string; language: string; name: string; description: string; anyText: string; since: Date },
     ) {
-      const words = input.anyText === '' ? sql`false` : sql`s.document @@ ${tsquery(input.language, input.anyText)}`;
+      if (input.anyText === '') return [];
       const describe = input.description === '' ? sql`0` : sql`similarity(search_fold(left(i.description, 300)), search_fold(left(${input.description}, 300)))`;
       const rows = await sql<{ id: string; similarity: number }>`
         SELECT id, similarity FROM (
-          SELECT i.id, i.updated_at, greatest(similarity(s.name_folded, q.name), word_similarity(q.name, s.name_folded) * 0.9, ${describe} * 0.8) AS similarity
+          SELECT i.id, i.updated_at,
+                 greatest(similarity(s.name_folded, q.name), word_similarity(q.name, s.name_folded) * 0.9, ${describe} * 0.8) AS similarity
           FROM (
-            (SELECT s.issue_id FROM issue_search s, (SELECT search_fold(${input.name}) AS name) q
-             WHERE s.workspace_id = ${input.workspaceId}::uuid AND s.project_id = ${input.projectId}::uuid AND s.name_folded % q.name
-             ORDER BY s.name_folded <-> q.name LIMIT 50)
-            UNION
-            (SELECT s.issue_id FROM issue_search s
-             WHERE s.workspace_id = ${input.workspaceId}::uuid AND s.project_id = ${input.projectId}::uuid AND ${words}
-             LIMIT 200)
-          ) c
+            SELECT s.issue_id FROM issue_search s
+            WHERE s.workspace_id = ${input.workspaceId}::uuid AND s.project_id = ${input.projectId}::uuid
+              AND s.document @@ ${tsquery(input.language, input.anyText)}
+              AND EXISTS (SELECT 1 FROM issues o WHERE o.workspace_id = ${input.workspaceId}::uuid AND o.id = s.issue_id
+                            AND (o.state_group NOT IN ('completed', 'cancelled') OR (o.state_group = 'completed' AND o.completed_at >= ${input.since})))
+            ORDER BY s.created_at DESC LIMIT 200) c
           JOIN issue_search s ON s.issue_id = c.issue_id
           JOIN issues i ON i.id = s.issue_id,
           (SELECT search_fold(${input.name}) AS name) q
-          WHERE i.workspace_id = ${input.workspaceId}::uuid AND i.project_id = ${input.projectId}::uuid
-            AND (i.state_group NOT IN ('completed', 'cancelled') OR (i.state_group = 'completed' AND i.completed_at >= ${input.since}))
+          WHERE i.workspace_id = ${input.workspaceId}::uuid
         ) r
         WHERE similarity >= 0.3
         ORDER BY similarity DESC, updated_at DESC, id DESC LIMIT 5`.execute(tx);

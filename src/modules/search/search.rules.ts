@@ -180,11 +180,6 @@ function normalizeOffsets(text: string, highlights: [number, number][]): [number
   return highlights.map(([a, b]) => [map[a]!, map[b]!]);
 }
 
-/** A word without accents and case, as the search's folding (unaccent, then lower case; ı and İ as i). */
-export function foldWord(word: string): string {
-  return word.replace(/ı/g, 'i').replace(/İ/g, 'I').normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-}
-
 function cut(field: SnippetField, text: string, highlights: [number, number][], maxLength: number): Snippet {
   if (text.length <= maxLength) return { field, text, highlights };
   const first = highlights[0]?.[0] ?? 0;
@@ -204,30 +199,27 @@ function cut(field: SnippetField, text: string, highlights: [number, number][], 
 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
-/** pg_trgm's trigrams of one word: padded with two spaces before and one after. */
-function trigrams(word: string): Set<string> {
-  const padded = `  ${word} `;
-  const out = new Set<string>();
-  for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3));
-  return out;
-}
-
-/** Trigram similarity of two words, as pg_trgm's `similarity` counts it. */
-export function wordSimilarity(a: string, b: string): number {
-  const x = trigrams(a);
-  const y = trigrams(b);
-  let shared = 0;
-  for (const t of x) if (y.has(t)) shared++;
-  return shared / (x.size + y.size - shared);
-}
-
-/** The fuzzy fallback's highlights: the words of `text` like one of `words` (folded; trigram similarity ≥ 0.4). */
-export function fuzzyHighlights(field: SnippetField, text: string, words: string[], maxLength = SNIPPET_LENGTH): Snippet {
-  const highlights: [number, number][] = [];
-  const re = /[\p{L}\p{N}\p{M}]+/gu;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const folded = foldWord(m[0]);
-    if (words.some((w) => wordSimilarity(folded, w) >= 0.4)) highlights.push([m.index, m.index + m[0].length]);
+/**
+ * The fuzzy fallback's query (names only, weight A): each typed word that has words like it becomes the choice of them
+ * (`('deployment':A | 'deploy':A)`), ANDed; a typed word with none is left out. `anyText`: any of them, to highlight.
+ */
+export function fuzzyText(typed: string[], alternatives: { typed: string; word: string }[]): { text: string; anyText: string } {
+  const clauses: string[] = [];
+  const any: string[] = [];
+  for (const word of new Set(typed)) {
+    const like = [...new Set(alternatives.filter((a) => a.typed === word).map((a) => a.word))].filter((w) => !NOT_WORD.test(w));
+    if (like.length === 0) continue;
+    clauses.push(`(${like.map((w) => `'${w}':A`).join(' | ')})`);
+    any.push(...like.map((w) => `'${w}'`));
   }
-  return cut(field, text, highlights, maxLength);
+  return { text: clauses.join(' & '), anyText: any.join(' | ') };
+}
+
+/** Similar issues' candidates: issues holding two of these words (any two), or the one word when there is one. */
+export function pairsText(words: string[]): string {
+  const quoted = [...new Set(words)].map((w) => `'${w}'`);
+  if (quoted.length <= 1) return quoted.join('');
+  const pairs: string[] = [];
+  for (let i = 0; i < quoted.length; i++) for (let j = i + 1; j < quoted.length; j++) pairs.push(`(${quoted[i]} & ${quoted[j]})`);
+  return pairs.join(' | ');
 }

@@ -5,16 +5,16 @@ import { idList, parseList, uuidList } from '../../kernel/query-lists.js';
 import { PRIORITIES, STATE_GROUPS } from '../../kernel/work-items.js';
 import type { IssueFilterProvider, IssueSortProvider } from '../work-items/index.js';
 import type { SearchDeps } from './search.deps.js';
-import { RANKED, type SearchFilter } from './search.repository.js';
+import { RANKED, type RankedIssue, type SearchFilter } from './search.repository.js';
 import {
   anyWordText,
-  foldWord,
-  fuzzyHighlights,
+  fuzzyText,
   parseSearchQuery,
   plainWords,
   type Snippet,
   type SnippetField,
   snippetFromHeadline,
+  pairsText,
   tsqueryText,
 } from './search.rules.js';
 
@@ -66,6 +66,34 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
     return () => rank;
   };
 
+  /** The issues of a page of matches as results: the issue's card, its score, where the words were found, a snippet. */
+  async function resultsOf(workspaceId: string, language: string, page: { rows: RankedIssue[] }, anyText: string) {
+    const ids = page.rows.map((r) => r.id);
+    const [cards, hits] = await Promise.all([workItems.issueCards(db, workspaceId, ids), repo.hits(db, { workspaceId, language, anyText, issueIds: ids })]);
+    const ranked = new Map(page.rows.map((r) => [r.id, r]));
+    const hitOf = new Map(hits.map((h) => [h.issue_id, h]));
+    return {
+      results: cards.map((issue) => {
+        const row = ranked.get(issue.id)!;
+        const hit = hitOf.get(issue.id);
+        const matched: SnippetField[] = [];
+        if (row.by_key) matched.push('key');
+        if (hit?.name_hit) matched.push('name');
+        if (hit?.description_hit) matched.push('description');
+        if (hit?.comment_id) matched.push('comment');
+        if (hit?.value_headline) matched.push('custom_value');
+        let snippet: Snippet & { comment_id?: string };
+        if (row.by_key) snippet = { field: 'key', text: issue.key, highlights: [[0, issue.key.length]] };
+        else if (hit?.name_headline) snippet = snippetFromHeadline('name', hit.name_headline);
+        else if (hit?.description_headline) snippet = snippetFromHeadline('description', hit.description_headline);
+        else if (hit?.comment_id && hit.comment_headline) snippet = { ...snippetFromHeadline('comment', hit.comment_headline), comment_id: hit.comment_id };
+        else if (hit?.value_headline) snippet = snippetFromHeadline('custom_value', hit.value_headline);
+        else snippet = snippetFromHeadline('name', issue.name);
+        return { issue, score: round(row.by_key ? 1 + row.score : row.score, 4), matched_in: matched, snippet };
+      }),
+    };
+  }
+
   return {
     issueFilter,
     issueSort,
@@ -89,62 +117,24 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       const numbers = projectId === undefined ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
       const keyIds = await repo.issuesByKey(db, ws.workspaceId, query.keys, numbers);
       const text = tsqueryText(query);
-      const { rows, found } = await repo.search(db, { workspaceId: ws.workspaceId, language, text, keyIds, filter, offset: page.offset, limit: page.per_page });
+      const first = await repo.search(db, { workspaceId: ws.workspaceId, language, text, keyIds, filter, offset: page.offset, limit: page.per_page });
+      if (first.found > 0 || text === '')
+        return { ...(await resultsOf(ws.workspaceId, language, first, anyWordText(query))), ...totals(first.found, page), fuzzy: false };
 
-      if (found === 0 && text !== '') {
-        // Nothing has the words: names with words like them (a typo), ranked by similarity.
-        const words = plainWords(query);
-        const fuzzy = await db
-          .transaction()
-          .execute((tx) => repo.fuzzy(tx, { workspaceId: ws.workspaceId, text: words.join(' '), filter, offset: page.offset, limit: page.per_page }));
-        const cards = await workItems.issueCards(
-          db,
-          ws.workspaceId,
-          fuzzy.rows.map((r) => r.id),
-        );
-        const score = new Map(fuzzy.rows.map((r) => [r.id, r.score]));
-        const folded = words.map(foldWord);
-        return {
-          results: cards.map((issue) => ({
-            issue,
-            score: round(score.get(issue.id) ?? 0, 4),
-            matched_in: ['name' as const],
-            snippet: fuzzyHighlights('name', issue.name, folded),
-          })),
-          ...totals(fuzzy.found, page),
-          fuzzy: true,
-        };
-      }
-
-      const ids = rows.map((r) => r.id);
-      const [cards, hits] = await Promise.all([
-        workItems.issueCards(db, ws.workspaceId, ids),
-        repo.hits(db, { workspaceId: ws.workspaceId, language, anyText: anyWordText(query), issueIds: ids }),
-      ]);
-      const ranked = new Map(rows.map((r) => [r.id, r]));
-      const hitOf = new Map(hits.map((h) => [h.issue_id, h]));
-      return {
-        results: cards.map((issue) => {
-          const row = ranked.get(issue.id)!;
-          const hit = hitOf.get(issue.id);
-          const matched: SnippetField[] = [];
-          if (row.by_key) matched.push('key');
-          if (hit?.name_hit) matched.push('name');
-          if (hit?.description_hit) matched.push('description');
-          if (hit?.comment_id) matched.push('comment');
-          if (hit?.value_headline) matched.push('custom_value');
-          let snippet: Snippet & { comment_id?: string };
-          if (row.by_key) snippet = { field: 'key', text: issue.key, highlights: [[0, issue.key.length]] };
-          else if (hit?.name_headline) snippet = snippetFromHeadline('name', hit.name_headline);
-          else if (hit?.description_headline) snippet = snippetFromHeadline('description', hit.description_headline);
-          else if (hit?.comment_id && hit.comment_headline) snippet = { ...snippetFromHeadline('comment', hit.comment_headline), comment_id: hit.comment_id };
-          else if (hit?.value_headline) snippet = snippetFromHeadline('custom_value', hit.value_headline);
-          else snippet = snippetFromHeadline('name', issue.name);
-          return { issue, score: round(row.by_key ? 1 + row.score : row.score, 4), matched_in: matched, snippet };
-        }),
-        ...totals(found, page),
-        fuzzy: false,
-      };
+      // Nothing has the words: the words of issue names like them (a typo), searched in names.
+      const alternatives = await db.transaction().execute((tx) => repo.similarWords(tx, ws.workspaceId, plainWords(query)));
+      const fuzzy = fuzzyText(plainWords(query), alternatives);
+      if (fuzzy.text === '') return { results: [], ...totals(0, page), fuzzy: true };
+      const found = await repo.search(db, {
+        workspaceId: ws.workspaceId,
+        language,
+        text: fuzzy.text,
+        keyIds: [],
+        filter,
+        offset: page.offset,
+        limit: page.per_page,
+      });
+      return { ...(await resultsOf(ws.workspaceId, language, found, fuzzy.anyText)), ...totals(found.found, page), fuzzy: true };
     },
 
     /** Up to 5 issues of the project like the one being written (contract 23.4). */
@@ -158,7 +148,7 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       const description = clean((input.description ?? '').trim()).slice(0, 2000);
       // The words of the name (and the description's first ones), any of them: candidates that share a word.
       const words = [...new Set(`${name} ${description.slice(0, 300)}`.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => [...w].length >= 3))].slice(0, 24);
-      const anyText = words.map((w) => `'${w}'`).join(' | ');
+      const anyText = pairsText(words.slice(0, 8));
       const language = await repo.workspaceLanguage(db, ws.workspaceId);
       const since = new Date(clock.now().getTime() - SIMILAR_DAYS * 86_400_000);
       const rows = await repo.similar(db, { workspaceId: ws.workspaceId, projectId, language, name: clean(name), description, anyText, since });
