@@ -8,8 +8,6 @@ export type SearchRepository = ReturnType<typeof searchRepository>;
 
 /** At most this many matches are ranked and counted; beyond it the total reads 1000 with `total_capped`. */
 export const RANKED = 1000;
-/** Matching comments and values looked at, newest first, before the issues they belong to are merged. */
-const PARTS_FOUND = 3 * (RANKED + 1);
 
 /** The filters a search takes (contract 23.1), already checked. */
 export interface SearchFilter {
@@ -61,66 +59,63 @@ const rankOf = (workspaceId: string, issueId: RawBuilder<unknown>, query: RawBui
 const and = (parts: RawBuilder<unknown>[]) => (parts.length ? sql` AND ${sql.join(parts, sql` AND `)}` : sql``);
 
 /**
- * The ranked matches (see `search`). Matches are found newest first through (workspace_id, created_at): a common
- * word stops after 1,001 issues (and `partsWindow` comments and values) instead of collecting every match; a rare
- * one is found through the GIN indexes and sorted. The two lists are merged by issue, the newest 1,001 kept.
+ * The ranked matches (see `search`), in three statements whose plans the planner makes with every value known:
+ * 1. the issues whose own document matches, newest first through (workspace_id, created_at): a common word walks the
+ *    newest issues and stops after 1,001 matches, a rare one is found through the GIN index and sorted;
+ * 2. the issues with a matching comment or value, newest first, no older than the 1,001st of (1) when (1) filled
+ *    its window (the newest 1,001 of the union cannot be older): exact, and as short a span as (1)'s;
+ * 3. the newest 1,001 of both (and the issues named by key), ranked, the page cut out and the total counted.
  */
 async function rankedMatches(
   tx: Executor,
   input: { workspaceId: string; language: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number },
-  partsWindow: number | null,
 ) {
   const ws = input.workspaceId;
   const filters = conditions(input.filter);
   const filterOn = (column: RawBuilder<unknown>) =>
     filters.length ? sql`AND EXISTS (SELECT 1 FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = ${column} ${and(filters)})` : sql``;
-  const keyed = input.keyIds.length
-    ? sql`SELECT i.id, i.updated_at, true AS by_key, 1::real AS score, false AS parts_full FROM issues i
-            WHERE i.workspace_id = ${ws}::uuid AND i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}`
-    : null;
   const query = tsquery(input.language, input.text);
-  const matched =
-    input.text === ''
-      ? null
-      : sql`SELECT * FROM (
-            WITH own AS (
-              SELECT s.issue_id, s.created_at FROM issue_search s
-              WHERE s.workspace_id = ${ws}::uuid AND s.document @@ ${query} ${filterOn(sql`s.issue_id`)}
-              ORDER BY s.created_at DESC LIMIT ${RANKED + 1}),
-            parts AS (
-              SELECT p.issue_id, p.created_at FROM issue_search_parts p
-              WHERE p.workspace_id = ${ws}::uuid AND p.document @@ ${query} ${filterOn(sql`p.issue_id`)}
-              ORDER BY p.created_at DESC ${partsWindow === null ? sql`` : sql`LIMIT ${partsWindow}`}),
-            top AS (
-              SELECT issue_id, max(created_at) AS created_at FROM (SELECT * FROM own UNION ALL SELECT * FROM parts) u
-              ${input.keyIds.length ? sql`WHERE issue_id <> ALL(${input.keyIds}::uuid[])` : sql``}
-              GROUP BY issue_id ORDER BY 2 DESC, 1 DESC LIMIT ${RANKED + 1})
-            SELECT t.issue_id AS id, i.updated_at, false AS by_key, ${rankOf(ws, sql`t.issue_id`, query)} AS score,
-                   ${partsWindow === null ? sql`false` : sql`(SELECT count(*) FROM parts) >= ${partsWindow}`} AS parts_full
-            FROM top t JOIN issues i ON i.workspace_id = ${ws}::uuid AND i.id = t.issue_id) m`;
-  const parts = [keyed, matched].filter((p) => p !== null);
-  if (parts.length === 0) return { rows: [] as RankedIssue[], found: 0, partsFull: false };
-  const union = sql.join(
-    parts.map((p) => sql`(${p})`),
-    sql` UNION ALL `,
-  );
-  const rows = await sql<RankedIssue & { found: number; parts_full: boolean }>`
-      SELECT id, by_key, score, count(*) OVER ()::int AS found, bool_or(parts_full) OVER () AS parts_full
-      FROM (${union}) f
-      ORDER BY by_key DESC, score DESC, updated_at DESC, id DESC
-      OFFSET ${input.offset} LIMIT ${input.limit} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
-  let found = rows.rows[0]?.found;
-  let partsFull = rows.rows[0]?.parts_full ?? false;
-  // Past the last page no row says how many matched: counted apart (rare: a page beyond the results).
-  if (found === undefined && input.offset > 0) {
-    const count = await sql<{
-      n: number;
-      parts_full: boolean;
-    }>`SELECT count(*)::int AS n, coalesce(bool_or(parts_full), false) AS parts_full FROM (${union}) f`.execute(tx);
-    found = count.rows[0]!.n;
-    partsFull = count.rows[0]!.parts_full;
+  const newest = new Map<string, number>();
+  if (input.text !== '') {
+    const own = await sql<{ issue_id: string; created_at: Date }>`
+      SELECT s.issue_id, s.created_at FROM issue_search s
+      WHERE s.workspace_id = ${ws}::uuid AND s.document @@ ${query} ${filterOn(sql`s.issue_id`)}
+      ORDER BY s.created_at DESC LIMIT ${RANKED + 1} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
+    const since = own.rows.length > RANKED ? own.rows[RANKED]!.created_at : null;
+    const parts = await sql<{ issue_id: string; created_at: Date }>`
+      SELECT p.issue_id, max(p.created_at) AS created_at FROM issue_search_parts p
+      WHERE p.workspace_id = ${ws}::uuid AND p.document @@ ${query} ${filterOn(sql`p.issue_id`)}
+        ${since ? sql`AND p.created_at >= ${since}` : sql``}
+      GROUP BY p.issue_id ORDER BY 2 DESC LIMIT ${RANKED + 1} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
+    for (const row of [...own.rows, ...parts.rows]) newest.set(row.issue_id, Math.max(newest.get(row.issue_id) ?? 0, row.created_at.getTime()));
   }
-  return { rows: rows.rows.map(({ id, by_key, score }) => ({ id, by_key, score: Number(score) })), found: found ?? 0, partsFull };
+  for (const id of input.keyIds) newest.delete(id);
+  const matched = [...newest]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1))
+    .slice(0, RANKED + 1)
+    .map(([id]) => id);
+  if (matched.length === 0 && input.keyIds.length === 0) return { rows: [] as RankedIssue[], found: 0 };
+  const score = input.text === '' ? sql`0::real` : rankOf(ws, sql`i.id`, query);
+  const rows = await sql<RankedIssue & { found: number }>`
+    SELECT i.id, i.id = ANY(${input.keyIds}::uuid[]) AS by_key, ${score} AS score, count(*) OVER ()::int AS found
+    FROM issues i
+    WHERE i.workspace_id = ${ws}::uuid
+      AND (i.id = ANY(${matched}::uuid[]) OR (i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}))
+    ORDER BY 2 DESC, 3 DESC, i.updated_at DESC, i.id DESC
+    OFFSET ${input.offset} LIMIT ${input.limit}`.execute(tx);
+  // Past the last page no row says how many matched: the matches and the keyed issues that pass the filters.
+  let found = rows.rows[0]?.found;
+  if (found === undefined) {
+    const keyed = input.keyIds.length
+      ? (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}`.execute(tx)
+        ).rows[0]!.n
+      : 0;
+    found = matched.length + keyed;
+  }
+  return { rows: rows.rows.map(({ id, by_key, score }) => ({ id, by_key, score: Number(score) })), found };
 }
 
 export function searchRepository() {
@@ -152,10 +147,7 @@ export function searchRepository() {
       tx: Executor,
       input: { workspaceId: string; language: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number },
     ) {
-      const first = await rankedMatches(tx, input, PARTS_FOUND);
-      // Many matching comments of the same issues filled the parts' window: counted again without it (rare).
-      if (first.partsFull && first.found <= RANKED) return rankedMatches(tx, input, null);
-      return first;
+      return rankedMatches(tx, input);
     },
 
     /** `q` on the issue list (contract 23.2): the issue's words, a comment's or a value's match, or the query names it by key. */

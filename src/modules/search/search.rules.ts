@@ -200,8 +200,10 @@ function cut(field: SnippetField, text: string, highlights: [number, number][], 
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /**
- * The fuzzy fallback's query (names only, weight A): each typed word that has words like it becomes the choice of them
- * (`('deployment':A | 'deploy':A)`), ANDed; a typed word with none is left out. `anyText`: any of them, to highlight.
+ * The fuzzy fallback's query: each typed word that has words like it (among the words of issue names) becomes the
+ * choice of them (`('deployment' | 'deploy')`), ANDed; a typed word with none is left out. `anyText`: any of them, to
+ * highlight. Not restricted to names by weight: a weighted match needs every candidate's document read again, and
+ * the ranking puts name matches first anyway.
  */
 export function fuzzyText(typed: string[], alternatives: { typed: string; word: string }[]): { text: string; anyText: string } {
   const clauses: string[] = [];
@@ -209,7 +211,7 @@ export function fuzzyText(typed: string[], alternatives: { typed: string; word: 
   for (const word of new Set(typed)) {
     const like = [...new Set(alternatives.filter((a) => a.typed === word).map((a) => a.word))].filter((w) => !NOT_WORD.test(w));
     if (like.length === 0) continue;
-    clauses.push(`(${like.map((w) => `'${w}':A`).join(' | ')})`);
+    clauses.push(`(${like.map((w) => `'${w}'`).join(' | ')})`);
     any.push(...like.map((w) => `'${w}'`));
   }
   return { text: clauses.join(' & '), anyText: any.join(' | ') };
