@@ -22,14 +22,21 @@
  *
  * Part of `npm run bench`; by hand: `npx tsx bench/mixed-load.ts [--quick] [--postgres postgres://.../db]`
  * (`SVC_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` passes flags to the service's node, to profile it).
+ *
+ * Two commits side by side: `--against DIR` (repeatable) also runs the service compiled in another checkout (a
+ * `git worktree` with its own `npm ci`), and `--rounds N` repeats the set, interleaved (this tree, DIR, this tree,
+ * DIR, ...), so that the other work of a shared machine falls on both alike; a summary table gives each one's
+ * capacities and median, and what the embedded database's upkeep (`db.upkeep`) did during the soak.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { type CompiledService, ensureBuilt, ROOT, startCompiledService, startCountingReceiver } from './compiled-service.js';
+import * as thisTree from './compiled-service.js';
+import { type CompiledService, startCountingReceiver } from './compiled-service.js';
 
 const CLIENTS = 20;
 
@@ -43,6 +50,8 @@ export interface MixedLoadOptions {
   capacitySeconds?: number;
   soakSeconds?: number;
   log?: (line: string) => void;
+  /** Another checkout of the repository whose compiled service (and demo) run instead of this tree's. */
+  checkout?: string;
 }
 
 export interface OperationStats {
@@ -72,6 +81,8 @@ export interface MixedLoadResult {
   holds: HoldStats;
   /** The service's event-loop delay (prom-client's monitor at the end of the soak): p99 and max, ms. */
   eventLoop: { p99Ms: number; maxMs: number };
+  /** The embedded database's upkeep during the soak: runs of `db.upkeep`, tables vacuumed and analyzed, time (0 without it). */
+  upkeep: { runs: number; vacuumed: number; analyzed: number; ms: number };
   rss: { startupMb: number; afterWarmupMb: number; endMb: number; peakMb: number; growthPercent: number };
   /**
    * Each operation's mean time with one request at a time (no queueing), before the capacity run (after a warm-up
@@ -215,10 +226,19 @@ async function discover(pool: Pool): Promise<Target> {
 
 type Histo = { count: number; sum: number; buckets: Map<string, number> };
 
-/** The `db_connection_hold_seconds` histogram and two event-loop gauges out of a Prometheus text answer. */
+/**
+ * The `db_connection_hold_seconds` histogram, two event-loop gauges and the upkeep's counters (`db.upkeep` runs,
+ * `db_upkeep_total` by action, their time: `upkeep_runs`, `upkeep_vacuum`, `upkeep_analyze`, `upkeep_seconds`) out of a Prometheus
+ * text answer.
+ */
 function scrape(text: string): { holds: Histo; gauges: Map<string, number> } {
   const holds: Histo = { count: 0, sum: 0, buckets: new Map() };
   const gauges = new Map<string, number>();
+  const upkeepRuns = /^job_runs_total\{job="db\.upkeep",outcome="ok"\} (\S+)$/m.exec(text);
+  if (upkeepRuns) gauges.set('upkeep_runs', Number(upkeepRuns[1]));
+  const upkeepSeconds = /^job_duration_seconds_sum\{job="db\.upkeep"\} (\S+)$/m.exec(text);
+  if (upkeepSeconds) gauges.set('upkeep_seconds', Number(upkeepSeconds[1]));
+  for (const m of text.matchAll(/^db_upkeep_total\{action="(vacuum|analyze)"\} (\S+)$/gm)) gauges.set(`upkeep_${m[1]}`, Number(m[2]));
   for (const line of text.split('\n')) {
     const m = /^db_connection_hold_seconds_(bucket|sum|count)(?:\{le="([^"]*)"\})? (\S+)$/.exec(line);
     if (m) {
@@ -248,6 +268,10 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
   const scratch = o.databaseUrl ? await scratchDatabase(o.databaseUrl) : null;
   const dbEnv: Record<string, string> = scratch ? { DATABASE_URL: scratch.url } : { DATA_DIR: dir! };
   const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...dbEnv, ...o.env };
+  // Another checkout's service is started by that checkout's own helpers (its ROOT, its dist/).
+  const { ensureBuilt, ROOT, startCompiledService } = (
+    o.checkout ? await import(pathToFileURL(join(resolve(o.checkout), 'bench', 'compiled-service.ts')).href) : thisTree
+  ) as typeof thisTree;
 
   ensureBuilt();
   log(`  mixed load: demo data on ${o.databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
@@ -374,6 +398,12 @@ export async function runMixedLoad(o: MixedLoadOptions): Promise<MixedLoadResult
         p99Ms: 1000 * (afterSoak.gauges.get('nodejs_eventloop_lag_p99_seconds') ?? 0),
         maxMs: 1000 * (afterSoak.gauges.get('nodejs_eventloop_lag_max_seconds') ?? 0),
       },
+      upkeep: {
+        runs: (afterSoak.gauges.get('upkeep_runs') ?? 0) - (beforeSoak.gauges.get('upkeep_runs') ?? 0),
+        vacuumed: (afterSoak.gauges.get('upkeep_vacuum') ?? 0) - (beforeSoak.gauges.get('upkeep_vacuum') ?? 0),
+        analyzed: (afterSoak.gauges.get('upkeep_analyze') ?? 0) - (beforeSoak.gauges.get('upkeep_analyze') ?? 0),
+        ms: 1000 * ((afterSoak.gauges.get('upkeep_seconds') ?? 0) - (beforeSoak.gauges.get('upkeep_seconds') ?? 0)),
+      },
       rss: {
         startupMb,
         afterWarmupMb: afterWarmup,
@@ -444,14 +474,66 @@ export function renderMixedLoad(results: MixedLoadResult[]): string {
       `| ${r.holds.count} | ${r.holds.totalMs.toFixed(0)} ms | ${(r.holds.totalMs / Math.max(1, r.holds.count)).toFixed(2)} ms | ${r.holds.over10} | ${r.holds.over50} |`,
     );
   }
+  if (new Set(results.map((r) => r.label.replace(/ #\d+$/, ''))).size > 1) lines.push('', renderSideBySide(results));
   return lines.join('\n');
+}
+
+/** Each service's runs (labels `<name> #<round>`) in one row: capacities, their median, the deviation alone, the upkeep. */
+export function renderSideBySide(results: MixedLoadResult[]): string {
+  const groups = new Map<string, MixedLoadResult[]>();
+  for (const r of results) {
+    const name = r.label.replace(/ #\d+$/, '');
+    groups.set(name, [...(groups.get(name) ?? []), r]);
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  const deviation = (r: MixedLoadResult) => r.alone.find((a) => a.op === 'deviation');
+  const lines = [
+    'Side by side (runs interleaved; the deviation alone: median of the runs, before the capacity run and after the soak):',
+    '',
+    '| service | capacity of each run | median | deviation alone before | after | upkeep during the soak (runs, vacuums, analyzes, ms) |',
+    '|---|---|---:|---:|---:|---|',
+  ];
+  for (const [name, rs] of groups) {
+    const upkeep = rs.map((r) => `${r.upkeep.runs}, ${r.upkeep.vacuumed}, ${r.upkeep.analyzed}, ${r.upkeep.ms.toFixed(0)}`).join('; ');
+    lines.push(
+      `| ${name} | ${rs.map((r) => r.capacity.toFixed(0)).join(', ')} req/s | ${median(rs.map((r) => r.capacity)).toFixed(0)} req/s | ` +
+        `${median(rs.map((r) => deviation(r)?.beforeMs ?? 0)).toFixed(2)} ms | ${median(rs.map((r) => deviation(r)?.afterMs ?? 0)).toFixed(2)} ms | ${upkeep} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** A checkout's commit (short), `+` when it has changes not committed. */
+function checkoutName(dir: string): string {
+  const git = (...args: string[]) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).stdout.trim();
+  return `${git('log', '-1', '--format=%h') || dir}${git('status', '--porcelain', '--untracked-files=no') ? '+' : ''}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const argv = process.argv.slice(2);
   const pgAt = argv.indexOf('--postgres');
   const quick = argv.includes('--quick');
-  const results: MixedLoadResult[] = [await runMixedLoad({ quick })];
+  const valuesOf = (flag: string) => argv.flatMap((a, i) => (a === flag && argv[i + 1] ? [argv[i + 1]!] : []));
+  const against = valuesOf('--against');
+  const rounds = Math.max(1, Number(valuesOf('--rounds')[0] ?? 1));
+  const results: MixedLoadResult[] = [];
+  if (against.length === 0 && rounds === 1) results.push(await runMixedLoad({ quick }));
+  else {
+    const here = `pglite ${checkoutName(thisTree.ROOT)}`;
+    for (let round = 1; round <= rounds; round++) {
+      results.push(await runMixedLoad({ quick, label: `${here} #${round}` }));
+      for (const dir of against) results.push(await runMixedLoad({ quick, checkout: dir, label: `pglite ${checkoutName(dir)} #${round}` }));
+      console.error(
+        `  mixed load: round ${round}: ${results
+          .slice(-1 - against.length)
+          .map((r) => `${r.label} ${r.capacity.toFixed(0)} req/s`)
+          .join(', ')}`,
+      );
+    }
+  }
   const sb = argv.indexOf('--shared-buffers');
   if (sb >= 0) {
     const size = argv[sb + 1]!;

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle, Tx } from './db/database.js';
+import { embeddedUpkeep } from './db/embedded-upkeep.js';
 import { NO_AUTH_LIMITS } from './kernel/attempt-limiter.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { createEventBus } from './kernel/events.js';
@@ -121,6 +122,14 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   jobs.push({ name: 'labels.counts', run: () => workItems.runLabelCounts(), intervalMs: 30_000 });
   // Moves the changes of the kept issue counts (by state, priority, creator and assignee) into them (migration 1090).
   jobs.push({ name: 'issues.counts', run: () => workItems.runIssueCounts(), intervalMs: 10_000 });
+  // The embedded database has no autovacuum: without this duty its planner statistics and dead rows were never kept
+  // (docs/decisions/issue-filters.md, "The embedded database's mixed load"). PostgreSQL's autovacuum does it there.
+  // Every 2 s (a run with nothing due is one catalog query), so that a service started on rows it has not analyzed
+  // (the CLI's demo, an import) plans with their statistics within seconds.
+  if (database.kind === 'pglite') {
+    const upkeep = embeddedUpkeep(db, metrics);
+    jobs.push({ name: 'db.upkeep', run: () => upkeep.run(), intervalMs: 2_000 });
+  }
 
   const sla = createSlaService({ db, repo: slaRepository(), clock, identity, outbox });
   sla.subscribe(events);
