@@ -20703,10 +20703,7 @@ export interface operations {
                                  */
                                 comment_id?: string;
                                 field: "key" | "name" | "description" | "comment" | "custom_value";
-                                highlights: [
-                                    number,
-                                    number
-                                ][];
+                                highlights: number[][];
                                 /** @description At most 200 UTF-16 code units of the best-matching field around the match */
                                 text: string;
                             };

@@ -29,8 +29,10 @@ export const SearchQuery = Type.Object(
   { additionalProperties: true },
 );
 
-const Highlight = Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })], {
-  description: 'Start (inclusive) and end (exclusive) of a matched word in `text`, in UTF-16 code units',
+const Highlight = Type.Array(Type.Integer({ minimum: 0 }), {
+  minItems: 2,
+  maxItems: 2,
+  description: 'Start (inclusive) and end (exclusive) of a matched word in `text`, in UTF-16 code units: [start, end]',
 });
 
 const MatchedIn = Type.Union([Type.Literal('key'), Type.Literal('name'), Type.Literal('description'), Type.Literal('comment'), Type.Literal('custom_value')]);
