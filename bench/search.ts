@@ -183,8 +183,8 @@ async function seed(q: Query, o: { issues: number; comments: number; superuser: 
     );
     await q(
       `INSERT INTO search_words (workspace_id, word)
-       SELECT DISTINCT i.workspace_id, w.lexeme FROM issues i, unnest(to_tsvector('wis_simple', i.name)) w
-       WHERE i.workspace_id = $1 AND char_length(w.lexeme) BETWEEN 3 AND 40 ON CONFLICT DO NOTHING`,
+       SELECT DISTINCT i.workspace_id, w FROM issues i, search_name_words(search_fold(i.name)) w
+       WHERE i.workspace_id = $1 ON CONFLICT DO NOTHING`,
       [ws],
     );
     await q(

@@ -42,9 +42,18 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT lower(unaccent('unaccent'::reg
 -- word is still found.
 CREATE FUNCTION search_vector(language text, body text, weight "char") RETURNS tsvector
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN language = 'simple' THEN setweight(to_tsvector('wis_simple', coalesce(body, '')), weight)
-         ELSE setweight(to_tsvector(('wis_' || language)::regconfig, coalesce(body, '')) || to_tsvector('wis_simple', coalesce(body, '')), weight)
+  SELECT CASE WHEN body IS NULL OR body = '' THEN ''::tsvector
+         WHEN language = 'simple' THEN setweight(to_tsvector('wis_simple', body), weight)
+         ELSE setweight(to_tsvector(('wis_' || language)::regconfig, body) || to_tsvector('wis_simple', body), weight)
          END
+$$;
+
+-- The words of a folded name, for `search_words`: split where the name has an ASCII character that is neither a
+-- letter nor a digit (after folding, Turkish and other accented letters are ASCII; letters of other scripts stay
+-- inside their words).
+CREATE FUNCTION search_name_words(folded text) RETURNS SETOF text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT w FROM regexp_split_to_table(folded, '[\x01-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+') w WHERE char_length(w) BETWEEN 3 AND 40
 $$;
 
 -- ---- the search document --------------------------------------------------------------------------------------------
@@ -117,15 +126,17 @@ $$;
 -- words of the names to `search_words` (above).
 CREATE FUNCTION issues_search_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO search_words (workspace_id, word)
-  SELECT DISTINCT n.workspace_id, w.lexeme
-  FROM added n, unnest(to_tsvector('wis_simple', n.name)) w
-  WHERE char_length(w.lexeme) BETWEEN 3 AND 40
-  ON CONFLICT DO NOTHING;
+  WITH a AS MATERIALIZED (
+    SELECT n.id, n.workspace_id, n.project_id, n.created_at, n.name, n.description, w.search_language AS language,
+           search_fold(n.name) AS folded
+    FROM added n JOIN workspaces w ON w.id = n.workspace_id),
+  words AS (
+    INSERT INTO search_words (workspace_id, word)
+    SELECT DISTINCT a.workspace_id, w FROM a, search_name_words(a.folded) w
+    ON CONFLICT DO NOTHING)
   INSERT INTO issue_search (issue_id, workspace_id, project_id, language, created_at, name_folded, document)
-  SELECT n.id, n.workspace_id, n.project_id, w.search_language, n.created_at, search_fold(n.name),
-         search_issue_doc(w.search_language, n.name, n.description)
-  FROM added n JOIN workspaces w ON w.id = n.workspace_id;
+  SELECT a.id, a.workspace_id, a.project_id, a.language, a.created_at, a.folded, search_issue_doc(a.language, a.name, a.description)
+  FROM a;
   RETURN NULL;
 END $$;
 CREATE TRIGGER issues_search_added AFTER INSERT ON issues REFERENCING NEW TABLE AS added
@@ -191,8 +202,7 @@ CREATE TRIGGER custom_values_search_removed AFTER DELETE ON custom_values
 CREATE FUNCTION issues_search_words_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO search_words (workspace_id, word)
-  SELECT DISTINCT NEW.workspace_id, w.lexeme FROM unnest(to_tsvector('wis_simple', NEW.name)) w
-  WHERE char_length(w.lexeme) BETWEEN 3 AND 40
+  SELECT DISTINCT NEW.workspace_id, w FROM search_name_words(search_fold(NEW.name)) w
   ON CONFLICT DO NOTHING;
   RETURN NULL;
 END $$;
@@ -213,8 +223,7 @@ FROM custom_values v JOIN custom_properties p ON p.id = v.property_id JOIN issue
 WHERE p.type IN ('text', 'url') AND v.value_text IS NOT NULL;
 
 INSERT INTO search_words (workspace_id, word)
-SELECT DISTINCT i.workspace_id, w.lexeme FROM issues i, unnest(to_tsvector('wis_simple', i.name)) w
-WHERE char_length(w.lexeme) BETWEEN 3 AND 40
+SELECT DISTINCT i.workspace_id, w FROM issues i, search_name_words(search_fold(i.name)) w
 ON CONFLICT DO NOTHING;
 
 ANALYZE issue_search;
