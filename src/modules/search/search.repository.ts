@@ -260,10 +260,6 @@ export function searchRepository() {
       return rows.rows.map((r) => ({ id: r.id, similarity: Number(r.similarity) }));
     },
 
-    async setLanguage(tx: Executor, workspaceId: string, language: string, now: Date) {
-      await tx.updateTable('workspaces').set({ search_language: language, updated_at: now }).where('id', '=', workspaceId).execute();
-    },
-
     /** Workspaces whose documents are not all in their language yet (the `search.reindex` duty). */
     async workspacesToRebuild(tx: Executor) {
       return tx
