@@ -107,7 +107,7 @@ describe('search', () => {
     expect(highlights.map(([a, b]: [number, number]) => text.slice(a, b))).toEqual(['deployment']);
   });
 
-  it('sees a write in the next search: a new, renamed or deleted issue, a new, edited or deleted comment, a custom value', async () => {
+  it('sees a write in the next search: a new, renamed or deleted issue, a new comment, a text custom value', async () => {
     const { api, ws, project, search, names } = await setup();
     const issue = await createIssue(api, ws, project.id, { name: 'Alpha' });
     const base = `/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/`;
