@@ -18,6 +18,7 @@ const MODULES = [
   'forecast',
   'saved-views',
   'search',
+  'attachments',
 ];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */

@@ -30,6 +30,7 @@ import { benchCreateVsPgbench } from './create-vs-pgbench.js';
 import { runWorkItemCore, writeResults as writeWorkItemCore } from './work-item-core.js';
 import { runDatabaseOps } from './database-ops.js';
 import { runSearchBench } from './search.js';
+import { runAttachmentsBench } from './attachments.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { type Db, openDatabase, openPglite } from '../src/db/database.js';
@@ -79,6 +80,9 @@ if (flag('help') || flag('h')) {
   --database-ops          run only the database-operations benchmark (bench/database-ops.ts: the issue list through
                           PgBouncer against direct, serving again after restarts, reads with a replica); writes
                           bench/results/database-ops.md (not with --quick)
+  --attachments           run only the attachments benchmark (bench/attachments.ts: a 1 GB upload to local storage
+                          and S3 with the service's RSS, 100 concurrent uploads against 50 MiB of room, downloads
+                          against a plain file server); writes bench/results/attachments.md; --no-s3 skips S3
   --search                run only the search benchmark (bench/search.ts: search, fuzzy fallback, similar issues and
                           "my issues" at 1M issues and 2M comments, the raw-SQL twin, PGlite at 100k, create issue
                           and comment with the search triggers against without); writes bench/results/search.md
@@ -918,6 +922,13 @@ async function main() {
     // Database operations alone (contract 27): a scratch database, clusters of its own, PgBouncer; its own file.
     const md = await runDatabaseOps({ databaseUrl: url, quick });
     if (!quick) writeFileSync(join(RESULTS, 'database-ops.md'), `${md.trimEnd()}\n`);
+    console.log(md);
+    return;
+  }
+  if (flag('attachments')) {
+    // Attachments alone (contract 25.6): the compiled service on embedded databases of its own; its own file.
+    const md = await runAttachmentsBench({ quick, s3: !flag('no-s3') });
+    if (!quick) writeFileSync(join(RESULTS, 'attachments.md'), `${md.trimEnd()}\n`);
     console.log(md);
     return;
   }

@@ -32,6 +32,7 @@ import { workspacesRoutes } from './modules/workspaces/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { savedViewsRoutes } from './modules/saved-views/index.js';
 import { searchRoutes } from './modules/search/index.js';
+import { attachmentsRoutes, tusRoutes } from './modules/attachments/index.js';
 import { type AppServices, buildServices, type PeriodicJob } from './services.js';
 
 export type { AppServices, PeriodicJob };
@@ -177,6 +178,8 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(workItemsRoutes, { workItems });
   await app.register(savedViewsRoutes, { views: services.savedViews });
   await app.register(searchRoutes, { search: services.search });
+  await app.register(attachmentsRoutes, { attachments: services.attachments });
+  await app.register(tusRoutes, { uploads: services.tusUploads });
 
   return app;
 }

@@ -37,6 +37,17 @@ import { createWorkItemsService, type WorkItemsService, workItemsRepository } fr
 import { createWorkspacesService, type WorkspacesService, workspacesRepository } from './modules/workspaces/index.js';
 import { createSavedViewsService, type SavedViewsService, savedViewsRepository } from './modules/saved-views/index.js';
 import { createSearchService, type SearchService, searchRepository } from './modules/search/index.js';
+import {
+  attachmentsRepository,
+  type AttachmentsService,
+  createAttachmentsService,
+  createFileStorage,
+  createTusStore,
+  createTusUploads,
+  type TusUploads,
+  tusUploadsRepository,
+  withTusCleanup,
+} from './modules/attachments/index.js';
 
 export interface AppServices {
   identity: IdentityService;
@@ -56,6 +67,9 @@ export interface AppServices {
   forecast: ForecastService;
   savedViews: SavedViewsService;
   search: SearchService;
+  attachments: AttachmentsService;
+  /** Resumable (tus) uploads of attachments (contract 25.4). */
+  tusUploads: TusUploads;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -150,6 +164,28 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   workItems.registerIssueSort(search.issueSort);
   jobs.push({ name: 'search.reindex', run: () => search.runReindex(), intervalMs: 5_000 });
 
+  // Attachments (contract 25): files on issues and comments in the configured storage, the exact storage quota, and
+  // the duty that removes the files of deleted attachments and frees abandoned uploads.
+  // Resumable uploads (25.4) keep their bytes in the same storage under `tus/`: the duty's removal of such a key
+  // removes the whole tus upload (an abandoned one's partial file and tus's info).
+  const fileStorage = createFileStorage(config.storage);
+  const tusStore = createTusStore(config.storage);
+  const attachments = createAttachmentsService({
+    db,
+    repo: attachmentsRepository(),
+    clock,
+    identity,
+    workItems,
+    planGate,
+    outbox,
+    storage: withTusCleanup(fileStorage, tusStore),
+    maxFileBytes: config.storage.maxFileBytes,
+    metrics,
+  });
+  const tusUploads = createTusUploads({ db, clock, identity, attachments, storage: fileStorage, tus: tusStore, repo: tusUploadsRepository(), log });
+  workItems.registerCommentAttachments(attachments.commentAttachments);
+  jobs.push({ name: 'attachments.storage', run: () => attachments.runStorageDuty(), intervalMs: 10_000 });
+
   const baselines = createBaselinesService({ db, repo: baselinesRepository(), clock, identity, workItems, outbox });
   jobs.push({ name: 'baselines.schedules', run: () => baselines.runSchedules(), intervalMs: 30_000 });
 
@@ -206,6 +242,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
     outbox,
     documents,
     cardPage: config.paymentProvider === 'paytr' ? { paytr: config.paytr } : null,
+    storageUsage: attachments.usage,
   });
   jobs.push({ name: 'billing.lifecycle', run: () => billing.runLifecycle() });
   const refunds = createRefundsService({ db, repo: billingRepo, clock, identity, provider: paytrClient, outbox, log, billing, documents });
@@ -258,6 +295,8 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       forecast,
       savedViews,
       search,
+      attachments,
+      tusUploads,
     },
     jobs,
     outbox,

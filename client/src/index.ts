@@ -68,3 +68,28 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   if (!response.ok) throw new ApiError(asProblem(error, response));
   return data as Exclude<T, undefined>;
 }
+
+/** Where an attachment goes: the issue (and optionally one of its comments). */
+export interface AttachmentTarget {
+  slug: string;
+  projectId: string;
+  issueId: string;
+  commentId?: string;
+}
+
+/**
+ * Uploads a file as an attachment (contract 25.1): a `multipart/form-data` body with `comment_id` before `file`, as
+ * the service reads it. `file` is a Blob or File (in Node, `new Blob([bytes])` or `await fs.openAsBlob(path)`, which
+ * streams from disk); `filename` defaults to the File's name. Answers as every other call: `{data, error, response}`.
+ */
+export function uploadAttachment(client: WorkItemClient, target: AttachmentTarget, file: Blob, filename?: string) {
+  const form = new FormData();
+  if (target.commentId) form.append('comment_id', target.commentId);
+  form.append('file', file, filename ?? (file as Partial<File>).name ?? 'file');
+  return client.POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/attachments/', {
+    params: { path: { slug: target.slug, projectId: target.projectId, issueId: target.issueId } },
+    body: form as never,
+    // FormData goes as it is: fetch writes the multipart body and its boundary.
+    bodySerializer: (body: unknown) => body as FormData,
+  });
+}

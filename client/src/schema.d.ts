@@ -1001,6 +1001,88 @@ export interface paths {
         patch: operations["updateIssue"];
         trace?: never;
     };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/attachments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An issue's attachments with those of its comments, newest first */
+        get: operations["listAttachments"];
+        put?: never;
+        /**
+         * Upload a file to an issue or one of its comments (admin, member)
+         * @description A `multipart/form-data` body with one part `file` (and optionally `comment_id` before it), streamed to storage. Over ATTACHMENT_MAX_MB: 413 `file_too_large`. Over the plan storage: 402 `storage_limit_reached` with `used_bytes` and `limit_bytes`, before the bytes are stored when the length is known. The content type is read from the bytes.
+         */
+        post: operations["createAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/attachments/{attachmentId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An attachment (the record) */
+        get: operations["getAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment (its uploader or an admin)
+         * @description The space is free at once; the stored files are removed by a background duty within a minute.
+         */
+        delete: operations["deleteAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/attachments/{attachmentId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bytes of an attachment
+         * @description `Content-Disposition: attachment` except PNG, JPEG, GIF and WebP (`inline`); `nosniff`; `Content-Security-Policy: sandbox`; ETag from the sha256; one `Range` (206, 416).
+         */
+        get: operations["getAttachmentContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/attachments/{attachmentId}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thumbnail of a raster image (WebP, 320 px on its longer side)
+         * @description 404 for files that have none (not a raster image, or over 50 megapixels).
+         */
+        get: operations["getAttachmentThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/": {
         parameters: {
             query?: never;
@@ -1017,6 +1099,27 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/{commentId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a comment and its attachments (its author or an admin) */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a comment (its author only)
+         * @description Replaces the body and sets `edited_at`. Another user, even an admin: 403.
+         */
+        patch: operations["updateComment"];
         trace?: never;
     };
     "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/custom-values/": {
@@ -1092,6 +1195,50 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/uploads/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a resumable upload (tus 1.0) of a file to an issue or one of its comments (admin, member)
+         * @description The tus creation extension. Headers: `Upload-Length` (required: no deferred length), `Upload-Metadata` with `filename` and optionally `comment_id` (a comment of this issue), base64 as tus encodes them. Over ATTACHMENT_MAX_MB: 413 `file_too_large`. The length is reserved in the plan storage at once (402 `storage_limit_reached` with `used_bytes` and `limit_bytes`, nothing stored). Answers 201 with `Location` (the upload URL: `HEAD` for its `Upload-Offset`, `PATCH` the bytes, `DELETE` to terminate) and `Upload-Expires`: an upload left 24 h without a write is removed and its space freed. A body (`Content-Type: application/offset+octet-stream`) is the first bytes (creation-with-upload). Send `Tus-Resumable: 1.0.0` with every request (412 otherwise, with `Tus-Version`); every answer carries it. Refusals are problem+json as everywhere else.
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/uploads/{uploadId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Terminate a resumable upload (tus termination; its starter or an admin)
+         * @description Removes the bytes sent so far and frees the space reserved for the upload. Send `Tus-Resumable: 1.0.0` with every request (412 otherwise, with `Tus-Version`); every answer carries it. Refusals are problem+json as everywhere else.
+         */
+        delete: operations["terminateUpload"];
+        options?: never;
+        head?: never;
+        /**
+         * Send the next bytes of a resumable upload (tus 1.0 PATCH, its starter only)
+         * @description The bytes at `Upload-Offset` (`Content-Type: application/offset+octet-stream`); `HEAD` on the same URL answers the offset to resume from after a connection was lost (`Upload-Offset`, `Upload-Length`, `Upload-Expires`). An offset that is not the upload’s: 409. Each PATCH moves `Upload-Expires` to 24 h later. The PATCH that completes the file turns it into an attachment (its type read from the bytes, as for a multipart upload) and answers its id in `Attachment-Id`. Send `Tus-Resumable: 1.0.0` with every request (412 otherwise, with `Tus-Version`); every answer carries it. Refusals are problem+json as everywhere else.
+         */
+        patch: operations["sendUploadBytes"];
         trace?: never;
     };
     "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/": {
@@ -1784,11 +1931,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1807,11 +1958,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1830,11 +1985,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1853,11 +2012,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1926,11 +2089,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1949,11 +2116,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1972,11 +2143,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -1995,11 +2170,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2018,11 +2197,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2041,11 +2224,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2086,11 +2273,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2109,11 +2300,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2132,11 +2327,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2155,11 +2354,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2178,11 +2381,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2201,11 +2408,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2302,11 +2513,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2325,11 +2540,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2348,11 +2567,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2371,11 +2594,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2394,11 +2621,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2479,11 +2710,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2502,11 +2737,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2525,11 +2764,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2548,11 +2791,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2571,11 +2818,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2594,11 +2845,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2699,11 +2954,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2722,11 +2981,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2745,11 +3008,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2768,11 +3035,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2791,11 +3062,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2814,11 +3089,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2837,11 +3116,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2860,11 +3143,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2925,11 +3212,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2948,11 +3239,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2971,11 +3266,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -2994,11 +3293,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3088,11 +3391,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3111,11 +3418,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3134,11 +3445,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3157,11 +3472,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3180,11 +3499,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3203,11 +3526,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3298,11 +3625,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3321,11 +3652,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3344,11 +3679,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3367,11 +3706,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3390,11 +3733,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3413,11 +3760,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3482,11 +3833,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3505,11 +3860,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3528,11 +3887,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3551,11 +3914,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3574,11 +3941,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3617,11 +3988,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3640,11 +4015,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3663,11 +4042,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3735,11 +4118,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3758,11 +4145,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3781,11 +4172,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3804,11 +4199,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3827,11 +4226,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3850,11 +4253,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3873,11 +4280,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3973,11 +4384,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -3996,11 +4411,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4019,11 +4438,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4078,11 +4501,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4101,11 +4528,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4124,11 +4555,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4192,11 +4627,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4215,11 +4654,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4238,11 +4681,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4261,11 +4708,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4307,11 +4758,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4330,11 +4785,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4353,11 +4812,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4376,11 +4839,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4399,11 +4866,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4521,11 +4992,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4544,11 +5019,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4567,11 +5046,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4650,11 +5133,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4673,11 +5160,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4696,11 +5187,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4719,11 +5214,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4742,11 +5241,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4820,11 +5323,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4843,11 +5350,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4866,11 +5377,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4889,11 +5404,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4935,11 +5454,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4958,11 +5481,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4981,11 +5508,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5004,11 +5535,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5027,11 +5562,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5115,11 +5654,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5138,11 +5681,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5161,11 +5708,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5184,11 +5735,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5207,11 +5762,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5230,11 +5789,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5338,11 +5901,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5361,11 +5928,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5384,11 +5955,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5407,11 +5982,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5430,11 +6009,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5478,11 +6061,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5501,11 +6088,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5524,11 +6115,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5547,11 +6142,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5570,11 +6169,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5593,11 +6196,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5715,11 +6322,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5738,11 +6349,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5761,11 +6376,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5784,11 +6403,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -5807,11 +6430,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6163,11 +6790,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6186,11 +6817,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6209,11 +6844,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6232,11 +6871,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6255,11 +6898,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6305,6 +6952,12 @@ export interface operations {
                             max_users: number;
                             plan_name: string;
                             plan_slug: string;
+                            usage: {
+                                /** @description Bytes held for uploads under way */
+                                storage_reserved_bytes: number;
+                                /** @description Bytes of stored attachments and their thumbnails */
+                                storage_used_bytes: number;
+                            };
                         };
                         /** @description null: the workspace never subscribed (free plan) */
                         subscription: {
@@ -6365,11 +7018,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6388,11 +7045,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6411,11 +7072,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6434,11 +7099,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6457,11 +7126,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6480,11 +7153,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6503,11 +7180,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6579,11 +7260,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6602,11 +7287,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6625,11 +7314,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6648,11 +7341,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6671,11 +7368,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6694,11 +7395,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6717,11 +7422,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6819,11 +7528,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6842,11 +7555,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6865,11 +7582,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6888,11 +7609,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6911,11 +7636,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6934,11 +7663,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -6982,11 +7715,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7005,11 +7742,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7028,11 +7769,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7051,11 +7796,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7074,11 +7823,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7097,11 +7850,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7227,11 +7984,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7250,11 +8011,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7273,11 +8038,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7296,11 +8065,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7319,11 +8092,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7342,11 +8119,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7473,11 +8254,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7496,11 +8281,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7519,11 +8308,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7542,11 +8335,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7565,11 +8362,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7588,11 +8389,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7636,11 +8441,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7659,11 +8468,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7682,11 +8495,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7705,11 +8522,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7728,11 +8549,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7751,11 +8576,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7816,11 +8645,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7839,11 +8672,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7862,11 +8699,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7885,11 +8726,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7908,11 +8753,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7956,11 +8805,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -7979,11 +8832,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8002,11 +8859,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8025,11 +8886,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8048,11 +8913,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8071,11 +8940,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8138,11 +9011,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8161,11 +9038,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8184,11 +9065,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8207,11 +9092,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8230,11 +9119,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8325,11 +9218,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8348,11 +9245,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8371,11 +9272,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8394,11 +9299,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8417,11 +9326,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8440,11 +9353,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8501,11 +9418,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8524,11 +9445,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8547,11 +9472,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8570,11 +9499,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8593,11 +9526,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8616,11 +9553,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8676,11 +9617,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8699,11 +9644,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8722,11 +9671,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8745,11 +9698,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8768,11 +9725,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8843,11 +9804,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8866,11 +9831,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8889,11 +9858,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8912,11 +9885,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8935,11 +9912,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -8958,11 +9939,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9001,6 +9986,12 @@ export interface operations {
                             max_users: number;
                             plan_name: string;
                             plan_slug: string;
+                            usage: {
+                                /** @description Bytes held for uploads under way */
+                                storage_reserved_bytes: number;
+                                /** @description Bytes of stored attachments and their thumbnails */
+                                storage_used_bytes: number;
+                            };
                         };
                         payment: {
                             /** @description Amount charged (after discount), in minor units (29900 = 299.00) */
@@ -9100,11 +10091,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9123,11 +10118,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9146,11 +10145,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9169,11 +10172,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9192,11 +10199,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9215,11 +10226,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9258,6 +10273,12 @@ export interface operations {
                             max_users: number;
                             plan_name: string;
                             plan_slug: string;
+                            usage: {
+                                /** @description Bytes held for uploads under way */
+                                storage_reserved_bytes: number;
+                                /** @description Bytes of stored attachments and their thumbnails */
+                                storage_used_bytes: number;
+                            };
                         };
                         /** @description null: the workspace never subscribed (free plan) */
                         subscription: {
@@ -9318,11 +10339,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9341,11 +10366,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9364,11 +10393,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9387,11 +10420,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9441,11 +10478,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9464,11 +10505,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9487,11 +10532,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9510,11 +10559,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9533,11 +10586,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9586,6 +10643,12 @@ export interface operations {
                             max_users: number;
                             plan_name: string;
                             plan_slug: string;
+                            usage: {
+                                /** @description Bytes held for uploads under way */
+                                storage_reserved_bytes: number;
+                                /** @description Bytes of stored attachments and their thumbnails */
+                                storage_used_bytes: number;
+                            };
                         };
                         /**
                          * Format: date-time
@@ -9651,11 +10714,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9674,11 +10741,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9697,11 +10768,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9720,11 +10795,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9743,11 +10822,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9766,11 +10849,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9815,6 +10902,12 @@ export interface operations {
                             max_users: number;
                             plan_name: string;
                             plan_slug: string;
+                            usage: {
+                                /** @description Bytes held for uploads under way */
+                                storage_reserved_bytes: number;
+                                /** @description Bytes of stored attachments and their thumbnails */
+                                storage_used_bytes: number;
+                            };
                         };
                         /** @description null: the workspace never subscribed (free plan) */
                         subscription: {
@@ -9875,11 +10968,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9898,11 +10995,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9921,11 +11022,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9944,11 +11049,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9967,11 +11076,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -9990,11 +11103,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10013,11 +11130,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10080,11 +11201,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10103,11 +11228,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10126,11 +11255,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10149,11 +11282,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10172,11 +11309,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10195,11 +11336,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10243,11 +11388,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10266,11 +11415,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10289,11 +11442,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10312,11 +11469,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10335,11 +11496,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10358,11 +11523,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10465,11 +11634,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10488,11 +11661,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10511,11 +11688,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10534,11 +11715,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10557,11 +11742,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10580,11 +11769,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10603,11 +11796,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10664,11 +11861,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10687,11 +11888,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10710,11 +11915,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10733,11 +11942,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10756,11 +11969,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10779,11 +11996,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10836,11 +12057,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10859,11 +12084,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10882,11 +12111,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10905,11 +12138,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -10928,11 +12165,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11000,6 +12241,8 @@ export interface operations {
                         per_page: number;
                         results: {
                             assignee_ids: string[];
+                            /** @description Files attached to the issue, including those of its comments (read-only) */
+                            attachment_count: number;
                             /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                             blocked: boolean;
                             completed_at: string | null;
@@ -11084,11 +12327,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11107,11 +12354,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11130,11 +12381,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11153,11 +12408,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11176,11 +12435,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11251,11 +12514,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11274,11 +12541,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11297,11 +12568,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11320,11 +12595,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11343,11 +12622,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11366,11 +12649,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11461,11 +12748,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11484,11 +12775,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11507,11 +12802,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11530,11 +12829,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11553,11 +12856,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11617,11 +12924,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11640,11 +12951,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11663,11 +12978,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11686,11 +13005,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11762,11 +13085,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11785,11 +13112,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11808,11 +13139,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11831,11 +13166,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11854,11 +13193,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11877,11 +13220,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11900,11 +13247,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11923,11 +13274,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11971,11 +13326,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -11994,11 +13353,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12017,11 +13380,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12040,11 +13407,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12063,11 +13434,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12086,11 +13461,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12109,11 +13488,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12185,11 +13568,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12208,11 +13595,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12231,11 +13622,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12254,11 +13649,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12277,11 +13676,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12300,11 +13703,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12323,11 +13730,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12400,11 +13811,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12423,11 +13838,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12446,11 +13865,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12469,11 +13892,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12556,11 +13983,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12579,11 +14010,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12602,11 +14037,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12625,11 +14064,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12648,11 +14091,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12671,11 +14118,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12694,11 +14145,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12717,11 +14172,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12796,11 +14255,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12819,11 +14282,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12842,11 +14309,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12865,11 +14336,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12888,11 +14363,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12936,11 +14415,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12959,11 +14442,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -12982,11 +14469,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13005,11 +14496,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13028,11 +14523,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13051,11 +14550,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13140,11 +14643,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13163,11 +14670,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13186,11 +14697,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13209,11 +14724,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13232,11 +14751,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13255,11 +14778,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13278,11 +14805,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13355,11 +14886,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13378,11 +14913,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13401,11 +14940,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13424,11 +14967,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13447,11 +14994,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13541,11 +15092,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13564,11 +15119,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13587,11 +15146,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13610,11 +15173,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13633,11 +15200,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13656,11 +15227,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13706,11 +15281,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13729,11 +15308,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13752,11 +15335,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13775,11 +15362,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13798,11 +15389,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13821,11 +15416,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13916,11 +15515,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13939,11 +15542,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13962,11 +15569,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -13985,11 +15596,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14008,11 +15623,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14031,11 +15650,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14139,11 +15762,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14162,11 +15789,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14185,11 +15816,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14208,11 +15843,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14231,11 +15870,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14346,11 +15989,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14369,11 +16016,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14392,11 +16043,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14415,11 +16070,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14438,11 +16097,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14461,11 +16124,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14545,11 +16212,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14568,11 +16239,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14591,11 +16266,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14614,11 +16293,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14637,11 +16320,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14738,11 +16425,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14761,11 +16452,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14784,11 +16479,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14807,11 +16506,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14830,11 +16533,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14853,11 +16560,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14876,11 +16587,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14899,11 +16614,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14976,11 +16695,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -14999,11 +16722,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15022,11 +16749,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15045,11 +16776,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15068,11 +16803,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15140,6 +16879,8 @@ export interface operations {
                         per_page: number;
                         results: {
                             assignee_ids: string[];
+                            /** @description Files attached to the issue, including those of its comments (read-only) */
+                            attachment_count: number;
                             /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                             blocked: boolean;
                             completed_at: string | null;
@@ -15224,11 +16965,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15247,11 +16992,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15270,11 +17019,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15293,11 +17046,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15316,11 +17073,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15374,6 +17135,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         assignee_ids: string[];
+                        /** @description Files attached to the issue, including those of its comments (read-only) */
+                        attachment_count: number;
                         /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                         blocked: boolean;
                         completed_at: string | null;
@@ -15456,11 +17219,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15479,11 +17246,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15502,11 +17273,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15525,11 +17300,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15548,11 +17327,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15571,11 +17354,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15605,6 +17392,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         assignee_ids: string[];
+                        /** @description Files attached to the issue, including those of its comments (read-only) */
+                        attachment_count: number;
                         /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                         blocked: boolean;
                         completed_at: string | null;
@@ -15687,11 +17476,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15710,11 +17503,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15733,11 +17530,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15756,11 +17557,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15779,11 +17584,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15829,11 +17638,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15852,11 +17665,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15875,11 +17692,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15898,11 +17719,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15921,11 +17746,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -15944,11 +17773,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16004,6 +17837,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         assignee_ids: string[];
+                        /** @description Files attached to the issue, including those of its comments (read-only) */
+                        attachment_count: number;
                         /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                         blocked: boolean;
                         completed_at: string | null;
@@ -16086,11 +17921,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16109,11 +17948,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16132,11 +17975,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16155,11 +18002,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16178,11 +18029,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16201,11 +18056,1169 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    listAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The comment the file belongs to, or null for a file of the issue itself */
+                        comment_id: string | null;
+                        /** @description Read from the bytes, not from what the client claimed; unknown: application/octet-stream */
+                        content_type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        created_by: string;
+                        /** @description As uploaded, without any path or control characters (at most 255 bytes of UTF-8) */
+                        filename: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The pixel size of a raster image, else null */
+                        image: {
+                            height: number;
+                            width: number;
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        /** @description Hex SHA-256 of the bytes */
+                        sha256: string;
+                        size_bytes: number;
+                    }[];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    createAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: uuid
+                     * @description A comment of this issue; send it before `file`
+                     */
+                    comment_id?: string;
+                    /**
+                     * Format: binary
+                     * @description The file (its type is read from its bytes)
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The comment the file belongs to, or null for a file of the issue itself */
+                        comment_id: string | null;
+                        /** @description Read from the bytes, not from what the client claimed; unknown: application/octet-stream */
+                        content_type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        created_by: string;
+                        /** @description As uploaded, without any path or control characters (at most 255 bytes of UTF-8) */
+                        filename: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The pixel size of a raster image, else null */
+                        image: {
+                            height: number;
+                            width: number;
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        /** @description Hex SHA-256 of the bytes */
+                        sha256: string;
+                        size_bytes: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Content type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                attachmentId: string;
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The comment the file belongs to, or null for a file of the issue itself */
+                        comment_id: string | null;
+                        /** @description Read from the bytes, not from what the client claimed; unknown: application/octet-stream */
+                        content_type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        created_by: string;
+                        /** @description As uploaded, without any path or control characters (at most 255 bytes of UTF-8) */
+                        filename: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The pixel size of a raster image, else null */
+                        image: {
+                            height: number;
+                            width: number;
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        /** @description Hex SHA-256 of the bytes */
+                        sha256: string;
+                        size_bytes: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                attachmentId: string;
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAttachmentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                attachmentId: string;
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes (206 for a Range) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The bytes (206 for a Range) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description STORAGE=s3: a presigned GET, valid 5 minutes, with the same type and disposition */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description If-None-Match matched the ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAttachmentThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                attachmentId: string;
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes (206 for a Range) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The bytes (206 for a Range) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description STORAGE=s3: a presigned GET, valid 5 minutes, with the same type and disposition */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description If-None-Match matched the ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16234,6 +19247,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Files attached to the comment */
+                        attachments: {
+                            /** @description The comment the file belongs to, or null for a file of the issue itself */
+                            comment_id: string | null;
+                            /** @description Read from the bytes, not from what the client claimed; unknown: application/octet-stream */
+                            content_type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            /** @description As uploaded, without any path or control characters (at most 255 bytes of UTF-8) */
+                            filename: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The pixel size of a raster image, else null */
+                            image: {
+                                height: number;
+                                width: number;
+                            } | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            issue_id: string;
+                            /** @description Hex SHA-256 of the bytes */
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -16245,6 +19295,8 @@ export interface operations {
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         created_at: string;
+                        /** @description When the author last edited the body, or null if never */
+                        edited_at: string | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -16278,11 +19330,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16301,11 +19357,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16324,11 +19384,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16347,11 +19411,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16370,11 +19438,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16409,6 +19481,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Files attached to the comment */
+                        attachments: {
+                            /** @description The comment the file belongs to, or null for a file of the issue itself */
+                            comment_id: string | null;
+                            /** @description Read from the bytes, not from what the client claimed; unknown: application/octet-stream */
+                            content_type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            /** @description As uploaded, without any path or control characters (at most 255 bytes of UTF-8) */
+                            filename: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The pixel size of a raster image, else null */
+                            image: {
+                                height: number;
+                                width: number;
+                            } | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            issue_id: string;
+                            /** @description Hex SHA-256 of the bytes */
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -16420,6 +19529,8 @@ export interface operations {
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         created_at: string;
+                        /** @description When the author last edited the body, or null if never */
+                        edited_at: string | null;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -16453,11 +19564,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16476,11 +19591,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16499,11 +19618,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16522,11 +19645,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16545,11 +19672,469 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                commentId: string;
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                commentId: string;
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Files attached to the comment */
+                        attachments: {
+                            /** @description The comment the file belongs to, or null for a file of the issue itself */
+                            comment_id: string | null;
+                            /** @description Read from the bytes, not from what the client claimed; unknown: application/octet-stream */
+                            content_type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            created_by: string;
+                            /** @description As uploaded, without any path or control characters (at most 255 bytes of UTF-8) */
+                            filename: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The pixel size of a raster image, else null */
+                            image: {
+                                height: number;
+                                width: number;
+                            } | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            issue_id: string;
+                            /** @description Hex SHA-256 of the bytes */
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        author_id: string;
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description When the author last edited the body, or null if never */
+                        edited_at: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        issue_id: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16609,11 +20194,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16632,11 +20221,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16655,11 +20248,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16678,11 +20275,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16701,11 +20302,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16780,11 +20385,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16803,11 +20412,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16826,11 +20439,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16849,11 +20466,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16872,11 +20493,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16964,11 +20589,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -16987,11 +20616,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17010,11 +20643,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17033,11 +20670,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17056,11 +20697,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17163,11 +20808,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17186,11 +20835,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17209,11 +20862,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17232,11 +20889,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17255,11 +20916,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17278,11 +20943,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17301,11 +20970,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17353,11 +21026,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17376,11 +21053,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17399,11 +21080,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17422,11 +21107,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17445,11 +21134,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17468,11 +21161,860 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created: `Location`, `Upload-Expires` (or, when the body was the whole file, `Attachment-Id`) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description `Tus-Resumable` missing or not 1.0.0 */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    terminateUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Terminated */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The upload expired (24 h without a write) and is removed */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description `Tus-Resumable` missing or not 1.0.0 */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    sendUploadBytes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+                /** @description UUID v7 identifier */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/offset+octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored: `Upload-Offset` (and `Attachment-Id` when the upload is whole) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The upload expired (24 h without a write) and is removed */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description `Tus-Resumable` missing or not 1.0.0 */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Content type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17561,11 +22103,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17584,11 +22130,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17607,11 +22157,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17630,11 +22184,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17653,11 +22211,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17754,11 +22316,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17777,11 +22343,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17800,11 +22370,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17823,11 +22397,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17846,11 +22424,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17869,11 +22451,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17892,11 +22478,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17944,11 +22534,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17967,11 +22561,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -17990,11 +22588,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18013,11 +22615,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18036,11 +22642,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18059,11 +22669,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18082,11 +22696,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18180,11 +22798,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18203,11 +22825,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18226,11 +22852,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18249,11 +22879,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18272,11 +22906,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18295,11 +22933,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18318,11 +22960,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18375,11 +23021,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18398,11 +23048,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18421,11 +23075,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18444,11 +23102,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18467,11 +23129,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18490,11 +23156,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18549,6 +23219,8 @@ export interface operations {
                     "application/json": {
                         issues: {
                             assignee_ids: string[];
+                            /** @description Files attached to the issue, including those of its comments (read-only) */
+                            attachment_count: number;
                             /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                             blocked: boolean;
                             completed_at: string | null;
@@ -18633,11 +23305,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18656,11 +23332,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18679,11 +23359,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18702,11 +23386,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18725,11 +23413,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18748,11 +23440,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18786,6 +23482,8 @@ export interface operations {
                     "application/json": {
                         issue: {
                             assignee_ids: string[];
+                            /** @description Files attached to the issue, including those of its comments (read-only) */
+                            attachment_count: number;
                             /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                             blocked: boolean;
                             completed_at: string | null;
@@ -18883,11 +23581,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18906,11 +23608,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18929,11 +23635,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18952,11 +23662,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -18975,11 +23689,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19048,11 +23766,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19071,11 +23793,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19094,11 +23820,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19117,11 +23847,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19140,11 +23874,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19223,11 +23961,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19246,11 +23988,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19269,11 +24015,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19292,11 +24042,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19315,11 +24069,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19338,11 +24096,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19361,11 +24123,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19411,11 +24177,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19434,11 +24204,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19457,11 +24231,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19480,11 +24258,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19503,11 +24285,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19526,11 +24312,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19611,11 +24401,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19634,11 +24428,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19657,11 +24455,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19680,11 +24482,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19703,11 +24509,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19726,11 +24536,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19749,11 +24563,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19826,11 +24644,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19849,11 +24671,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19872,11 +24698,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19895,11 +24725,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -19918,11 +24752,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20007,11 +24845,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20030,11 +24872,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20053,11 +24899,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20076,11 +24926,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20099,11 +24953,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20122,11 +24980,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20145,11 +25007,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20195,11 +25061,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20218,11 +25088,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20241,11 +25115,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20264,11 +25142,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20287,11 +25169,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20310,11 +25196,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20333,11 +25223,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20424,11 +25318,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20447,11 +25345,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20470,11 +25372,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20493,11 +25399,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20516,11 +25426,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20539,11 +25453,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20562,11 +25480,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20615,6 +25537,8 @@ export interface operations {
                         results: {
                             issue: {
                                 assignee_ids: string[];
+                                /** @description Files attached to the issue, including those of its comments (read-only) */
+                                attachment_count: number;
                                 /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                                 blocked: boolean;
                                 completed_at: string | null;
@@ -20730,11 +25654,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20753,11 +25681,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20776,11 +25708,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20799,11 +25735,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20822,11 +25762,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20943,11 +25887,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20966,11 +25914,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -20989,11 +25941,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21012,11 +25968,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21035,11 +25995,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21156,11 +26120,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21179,11 +26147,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21202,11 +26174,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21225,11 +26201,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21248,11 +26228,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21335,11 +26319,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21358,11 +26346,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21381,11 +26373,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21404,11 +26400,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21518,11 +26518,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21541,11 +26545,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21564,11 +26572,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21587,11 +26599,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21610,11 +26626,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21633,11 +26653,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21722,11 +26746,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21745,11 +26773,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21768,11 +26800,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21791,11 +26827,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21814,11 +26854,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21862,11 +26906,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21885,11 +26933,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21908,11 +26960,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21931,11 +26987,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21954,11 +27014,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -21977,11 +27041,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22000,11 +27068,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22116,11 +27188,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22139,11 +27215,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22162,11 +27242,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22185,11 +27269,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22208,11 +27296,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22231,11 +27323,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22318,11 +27414,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22341,11 +27441,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22364,11 +27468,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22387,11 +27495,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22500,11 +27612,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22523,11 +27639,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22546,11 +27666,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22569,11 +27693,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22592,11 +27720,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22615,11 +27747,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22663,11 +27799,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22686,11 +27826,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22709,11 +27853,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22732,11 +27880,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22755,11 +27907,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22778,11 +27934,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22892,11 +28052,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22915,11 +28079,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22938,11 +28106,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22961,11 +28133,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -22984,11 +28160,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23007,11 +28187,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23200,11 +28384,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23223,11 +28411,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23246,11 +28438,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23269,11 +28465,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23292,11 +28492,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23315,11 +28519,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23444,11 +28652,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23467,11 +28679,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23490,11 +28706,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23513,11 +28733,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23536,11 +28760,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23559,11 +28787,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23616,11 +28848,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23639,11 +28875,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23662,11 +28902,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23685,11 +28929,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23752,11 +29000,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23775,11 +29027,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23798,11 +29054,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23821,11 +29081,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23844,11 +29108,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23867,11 +29135,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23890,11 +29162,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23969,11 +29245,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -23992,11 +29272,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24015,11 +29299,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24038,11 +29326,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24061,11 +29353,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24084,11 +29380,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24107,11 +29407,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24188,11 +29492,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24211,11 +29519,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24234,11 +29546,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24257,11 +29573,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24280,11 +29600,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24303,11 +29627,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24391,11 +29719,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24414,11 +29746,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24437,11 +29773,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24460,11 +29800,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24579,11 +29923,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24602,11 +29950,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24625,11 +29977,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24648,11 +30004,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24671,11 +30031,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24694,11 +30058,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24784,11 +30152,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24807,11 +30179,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24830,11 +30206,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24853,11 +30233,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24901,11 +30285,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24924,11 +30312,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24947,11 +30339,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24970,11 +30366,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -24993,11 +30393,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25109,11 +30513,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25132,11 +30540,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25155,11 +30567,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25178,11 +30594,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25201,11 +30621,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25224,11 +30648,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25264,6 +30692,8 @@ export interface operations {
                         per_page: number;
                         results: {
                             assignee_ids: string[];
+                            /** @description Files attached to the issue, including those of its comments (read-only) */
+                            attachment_count: number;
                             /** @description An issue that blocks this one is neither completed nor cancelled (read-only) */
                             blocked: boolean;
                             completed_at: string | null;
@@ -25348,11 +30778,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25371,11 +30805,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25394,11 +30832,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25417,11 +30859,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25440,11 +30886,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25513,11 +30963,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25536,11 +30990,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25559,11 +31017,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25582,11 +31044,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25605,11 +31071,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25629,7 +31099,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, payment_method.expiring, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
+                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, payment_method.expiring, worklog.created, worklog.updated, worklog.deleted, attachment.created, attachment.deleted; or ["*"] for all */
                     event_types: string[];
                     /** @description Absolute http(s) URL without user info; hosts resolving to loopback, private, link-local, multicast or unspecified addresses are refused */
                     url: string;
@@ -25691,11 +31161,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25714,11 +31188,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25737,11 +31215,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25760,11 +31242,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25783,11 +31269,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25806,11 +31296,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25829,11 +31323,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25904,11 +31402,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25927,11 +31429,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25950,11 +31456,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25973,11 +31483,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -25996,11 +31510,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26044,11 +31562,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26067,11 +31589,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26090,11 +31616,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26113,11 +31643,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26136,11 +31670,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26162,7 +31700,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, payment_method.expiring, worklog.created, worklog.updated, worklog.deleted; or ["*"] for all */
+                    /** @description Event types to receive: any of issue.created, issue.updated, issue.deleted, comment.created, sla.at_risk, sla.breached, baseline.created, payment.succeeded, payment.failed, payment.refunded, invoice.created, subscription.updated, subscription.renewal_upcoming, subscription.trial_will_end, payment_method.expiring, worklog.created, worklog.updated, worklog.deleted, attachment.created, attachment.deleted; or ["*"] for all */
                     event_types?: string[];
                     /** @description true turns it back on and clears disabled_reason */
                     is_active?: boolean;
@@ -26223,11 +31761,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26246,11 +31788,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26269,11 +31815,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26292,11 +31842,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26315,11 +31869,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26338,11 +31896,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26423,11 +31985,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26446,11 +32012,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26469,11 +32039,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26492,11 +32066,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26515,11 +32093,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26538,11 +32120,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26627,11 +32213,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26650,11 +32240,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26673,11 +32267,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26696,11 +32294,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26719,11 +32321,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26808,11 +32414,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26831,11 +32441,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26854,11 +32468,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26877,11 +32495,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26900,11 +32522,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -26987,11 +32613,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27010,11 +32640,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27033,11 +32667,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27056,11 +32694,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27079,11 +32721,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27130,11 +32776,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27153,11 +32803,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27176,11 +32830,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27199,11 +32857,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -27222,11 +32884,15 @@ export interface operations {
                             /** @description JSON pointer into the request part that failed */
                             path: string;
                         }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
                         request_id?: string;
                         status: number;
                         title: string;
                         /** @description Always about:blank */
                         type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };

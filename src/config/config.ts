@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { isIP } from 'node:net';
 
 /**
@@ -97,6 +98,27 @@ export interface Config {
   billingTaxRateBp: number;
   /** The seller printed on invoices and credit notes (BILLING_SELLER_NAME, _TAX_ID, _TAX_OFFICE, _ADDRESS). */
   billingSeller: { name: string; taxId: string | null; taxOffice: string | null; address: string | null };
+  /** Where attachments are stored (contract 25.2). */
+  storage: StorageConfig;
+}
+
+/** STORAGE and its settings (contract 25.1, 25.2). */
+export interface StorageConfig {
+  /** ATTACHMENT_MAX_MB × 1,048,576: the largest file one upload may store (1..5000 MB, default 100). */
+  maxFileBytes: number;
+  /** STORAGE_DIR, default `DATA_DIR/files`: the local folder (STORAGE=local). */
+  dir: string;
+  /** STORAGE=s3: the bucket and how to reach it; null with STORAGE=local. */
+  s3: S3Config | null;
+}
+
+export interface S3Config {
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {
@@ -250,6 +272,31 @@ function billingSeller(env: Env): Config['billingSeller'] {
   };
 }
 
+function storageConfig(env: Env): StorageConfig {
+  const kind = str(env, 'STORAGE', 'local');
+  if (kind !== 'local' && kind !== 's3') throw new ConfigError(`STORAGE must be "local" or "s3", got "${kind}"`);
+  const maxFileBytes = int(env, 'ATTACHMENT_MAX_MB', 100, 1, 5000) * 1_048_576;
+  const dir = str(env, 'STORAGE_DIR', join(str(env, 'DATA_DIR', './data'), 'files'));
+  if (kind === 'local') return { maxFileBytes, dir, s3: null };
+  const required = (name: string): string => {
+    const value = env[name];
+    if (!value) throw new ConfigError(`${name} is required when STORAGE=s3`);
+    return value;
+  };
+  return {
+    maxFileBytes,
+    dir,
+    s3: {
+      endpoint: env.S3_ENDPOINT ? url('S3_ENDPOINT', env.S3_ENDPOINT, ['http:', 'https:']) : null,
+      region: str(env, 'S3_REGION', 'us-east-1'),
+      bucket: required('S3_BUCKET'),
+      accessKeyId: required('S3_ACCESS_KEY_ID'),
+      secretAccessKey: required('S3_SECRET_ACCESS_KEY'),
+      forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+    },
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
@@ -338,6 +385,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentPageFrameAncestors: origins(env, 'PAYMENT_PAGE_FRAME_ANCESTORS'),
     billingTaxRateBp: int(env, 'BILLING_TAX_RATE_BP', 2000, 0, 10_000),
     billingSeller: billingSeller(env),
+    storage: storageConfig(env),
   };
   return Object.freeze(config);
 }

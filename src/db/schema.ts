@@ -1,3 +1,4 @@
+import type { AttachmentsTables } from './tables/attachments.js';
 import type { BaselinesTables } from './tables/baselines.js';
 import type { BillingTables } from './tables/billing.js';
 import type { CoreTables } from './tables/core.js';
@@ -10,7 +11,17 @@ import type { WebhooksTables } from './tables/webhooks.js';
 
 /** The whole database, as Kysely sees it: one table-types file per module. */
 export interface Database
-  extends CoreTables, SlaTables, CustomPropertiesTables, BaselinesTables, BillingTables, WebhooksTables, TimeTrackingTables, SavedViewsTables, SearchTables {}
+  extends
+    CoreTables,
+    SlaTables,
+    CustomPropertiesTables,
+    BaselinesTables,
+    BillingTables,
+    WebhooksTables,
+    TimeTrackingTables,
+    SavedViewsTables,
+    SearchTables,
+    AttachmentsTables {}
 
 // The sandbox provider's stored cards and recurring charges (migration 1061): a block of its own, merged into the
 // interface above, so that it stays apart from the modules' tables.

@@ -33,9 +33,10 @@ interface ProblemBody {
   request_id: string;
 }
 
-export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[]): FastifyReply {
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[], extensions?: Record<string, unknown>): FastifyReply {
   const status = ERROR_STATUS[code];
   const body: ProblemBody = {
+    ...extensions,
     type: 'about:blank',
     title: TITLES[status] ?? 'Error',
     status,
@@ -113,7 +114,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
   if (error instanceof AppError) {
     if (error.headers) void reply.headers(error.headers);
     if (error.status >= 500) request.log.error({ err: error }, error.message);
-    return sendProblem(reply, error.code, error.message, error.errors);
+    return sendProblem(reply, error.code, error.message, error.errors, error.extensions);
   }
   // The database went away under the request (restart, failover, outage), or a pooler lost a prepared statement
   // (logged once, with what to set, by the database's availability): try again shortly, nothing was acknowledged.

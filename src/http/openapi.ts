@@ -53,7 +53,9 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       const method = Array.isArray(route.method) ? route.method[0]! : route.method;
       const operationId = (schema as { operationId?: string } | undefined)?.operationId ?? operationIdFor(method, openApiPath(url));
       const querystring = optionalDefaults((schema as { querystring?: unknown } | undefined)?.querystring);
-      return { schema: { ...schema, operationId, ...(querystring ? { querystring } : {}) } as typeof schema, url };
+      // A body the route reads as a stream (an upload) is described for the document only, never validated.
+      const body = (route.config as { openapiBody?: unknown } | undefined)?.openapiBody;
+      return { schema: { ...schema, operationId, ...(querystring ? { querystring } : {}), ...(body ? { body } : {}) } as typeof schema, url };
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

@@ -26,6 +26,8 @@ export const Problem = Type.Object(
     detail: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
     request_id: Type.Optional(Type.String()),
+    used_bytes: Type.Optional(Type.Integer({ description: 'storage_limit_reached: the bytes the workspace stores and reserves now' })),
+    limit_bytes: Type.Optional(Type.Integer({ description: "storage_limit_reached: the plan's storage in bytes" })),
   },
   { description: 'RFC 9457 problem details (application/problem+json)' },
 );

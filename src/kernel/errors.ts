@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   unauthenticated: 401,
   plan_limit_reached: 402,
   feature_not_in_plan: 402,
+  /** An upload would take the workspace over its plan's storage (25.3): `used_bytes` and `limit_bytes` in the problem. */
+  storage_limit_reached: 402,
   forbidden: 403,
   not_found: 404,
   sla_not_applicable: 404,
@@ -14,6 +16,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   option_in_use: 409,
   payload_too_large: 413,
+  /** A file over `ATTACHMENT_MAX_MB` (25.1). */
+  file_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -39,6 +43,8 @@ export class AppError extends Error {
     message: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
+    /** Extension members of the problem (RFC 9457 §3.2), beside its standard ones: `{used_bytes, limit_bytes}`. */
+    readonly extensions?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'AppError';

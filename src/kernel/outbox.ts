@@ -21,6 +21,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'worklog.created',
   'worklog.updated',
   'worklog.deleted',
+  'attachment.created',
+  'attachment.deleted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

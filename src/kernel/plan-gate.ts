@@ -9,10 +9,13 @@ export interface PlanGate<Tx> {
   assertCanAddMember(tx: Tx, workspaceId: string): Promise<void>;
   assertCanAddProject(tx: Tx, workspaceId: string): Promise<void>;
   assertFeature(tx: Tx, workspaceId: string, feature: PlanFeature): Promise<void>;
+  /** The plan's storage in bytes (`max_storage_gb` × 1,073,741,824), or null when unlimited (25.3). */
+  storageLimitBytes(tx: Tx, workspaceId: string): Promise<number | null>;
 }
 
 export const allowAllPlanGate: PlanGate<unknown> = {
   assertCanAddMember: async () => {},
   assertCanAddProject: async () => {},
   assertFeature: async () => {},
+  storageLimitBytes: async () => null,
 };

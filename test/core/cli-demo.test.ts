@@ -12,6 +12,7 @@ import type { DemoBackend } from '../../src/cli/demo/demo.backend.js';
 import { httpBackend } from '../../src/cli/demo/demo.http.js';
 import { inProcessBackend } from '../../src/cli/demo/demo.in-process.js';
 import { demoPlan, LABELS, PROJECT_LABELS, SEARCH_EXAMPLES } from '../../src/cli/demo/demo.plan.js';
+import { DEMO_FILES } from '../../src/cli/demo/demo.files.js';
 import { searchRepository } from '../../src/modules/search/search.repository.js';
 import { parseSearchQuery, tsqueryText } from '../../src/modules/search/search.rules.js';
 import { runDemo } from '../../src/cli/demo/demo.runner.js';
@@ -23,7 +24,10 @@ import { openTestDatabase } from '../helpers/databases.js';
 import { startTestApp, useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
-const config = () => loadConfig({ LOG_LEVEL: 'silent' });
+// The demo's attachments go to a folder of this file's own, never the checkout's ./data.
+const filesDir = mkdtempSync(join(tmpdir(), 'wis-demo-files-'));
+afterAll(() => rmSync(filesDir, { recursive: true, force: true }));
+const config = () => loadConfig({ LOG_LEVEL: 'silent', STORAGE_DIR: filesDir });
 const freshDatabase = () => openTestDatabase({ pgliteTemplate: inject('pgliteTemplate'), postgresTemplate: inject('postgresTemplate') });
 
 /** Rows of every table that has a `workspace_id`, for the demo workspace: what "the same data" is compared by. */
@@ -215,7 +219,9 @@ describe('cli demo, in process', () => {
       workspace_members: 4,
       webhook_endpoints: 1,
       worklogs,
+      attachments: DEMO_FILES.length,
     });
+    expect(first.text).toMatch(/attachments\s+added 3 files attached/);
     expect(first.text).toMatch(/search examples\s+added 5 requests in Turkish and English to search for/);
     // The demo's text is searchable in Turkish and English (contract 23.1).
     const demo = await ctx().database.db.selectFrom('workspaces').select('id').where('slug', '=', 'demo').executeTakeFirstOrThrow();

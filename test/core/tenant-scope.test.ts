@@ -34,6 +34,9 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'webhooks.repository.ts#deleteEventsBefore': 'event retention prunes old events of every workspace',
   'work-items.labels.repository.ts#foldLabelCounts':
     'the labels.counts job folds the kept label counts of every workspace and drops those of labels that are gone',
+  'attachments.repository.ts#claimExpiredReservations': 'the storage duty frees the space of abandoned uploads of every workspace',
+  'attachments.repository.ts#claimDeletions': 'the storage duty removes the stored files of deleted attachments of every workspace',
+  'attachments.repository.ts#deleteDeletions': 'deletes the rows claimDeletions claimed (by id), once their files are gone',
   'work-items.counts.repository.ts#foldIssueCounts':
     'the issues.counts job moves the changes of the kept issue counts of every workspace into them and drops those left at zero',
 };

@@ -98,6 +98,15 @@ export async function pathFixtures(api: Api) {
   const other = await createIssue(api, ws, project.id);
   const relation = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/relations/`, { type: 'blocks', issue_id: other.id }, t);
   const view = await api.post(`/api/workspaces/${ws.slug}/views/`, { name: 'V', project_id: project.id, filters: { priority: ['high'] } }, t);
+  const comment = await api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/comments/`, { body: 'C' }, t);
+  const form = new FormData();
+  form.append('file', new Blob(['fixture']), 'fixture.txt');
+  const upload = await fetch(`${api.baseUrl}/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/attachments/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ws.admin.token}` },
+    body: form,
+  });
+  const attachment = (await upload.json()) as { id: string };
   const ids: Record<string, string> = {
     slug: ws.slug,
     projectId: project.id,
@@ -109,6 +118,8 @@ export async function pathFixtures(api: Api) {
     labelId: label.body.id,
     relationId: relation.body.id,
     viewId: view.body.id,
+    commentId: comment.body.id,
+    attachmentId: attachment.id,
     userId: ws.admin.user.id,
     tokenId: '01a1fe20-0000-7000-8000-000000000000',
     planSlug: 'pro',

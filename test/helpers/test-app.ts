@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -40,8 +43,11 @@ export type ConfigOverrides = Partial<Omit<Config, 'paytr' | 'rateLimits' | 'web
 export async function startTestApp(overrides: ConfigOverrides = {}, database?: DatabaseHandle): Promise<TestApp> {
   const port = await freePort();
   const base = loadConfig({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  // Each app stores attachments in a folder of its own (removed on close), never in the checkout's ./data.
+  const storageDir = overrides.storage ? null : mkdtempSync(join(tmpdir(), 'wis-files-'));
   const config: Config = {
     ...base,
+    storage: { ...base.storage, dir: storageDir ?? base.storage.dir },
     // Tests send many requests with one token; the limit's own tests lower it.
     apiRateLimit: 1_000_000,
     // One Redis serves every test app (and run): each counts under its own prefix.
@@ -79,6 +85,7 @@ export async function startTestApp(overrides: ConfigOverrides = {}, database?: D
         clearInterval(sweep);
       }
       if (!database) await db.close();
+      if (storageDir) rmSync(storageDir, { recursive: true, force: true });
     },
   };
 }

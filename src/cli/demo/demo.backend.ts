@@ -87,6 +87,10 @@ export interface DemoBackend {
   setValue(slug: string, issueId: string, propertyId: string, value: unknown): Promise<void>;
   listComments(slug: string, projectId: string, issueId: string): Promise<{ body: string }[]>;
   createComment(slug: string, projectId: string, issueId: string, body: string): Promise<void>;
+  /** The issue's attachments (with its comments'), newest first. */
+  listAttachments(slug: string, projectId: string, issueId: string): Promise<{ filename: string }[]>;
+  /** Uploads a file to the issue (contract 25.1). */
+  uploadAttachment(slug: string, projectId: string, issueId: string, file: { filename: string; bytes: Buffer }): Promise<void>;
 
   listLabels(slug: string, projectId: string): Promise<{ id: string; name: string }[]>;
   createLabel(slug: string, projectId: string, input: { name: string; color: string; description: string }): Promise<{ id: string; name: string }>;

@@ -1,4 +1,4 @@
-import { ApiError, createClient, unwrap, type WorkItemClient } from '../../../client/src/index.js';
+import { ApiError, createClient, unwrap, uploadAttachment, type WorkItemClient } from '../../../client/src/index.js';
 import type { DemoBackend, IssueView } from './demo.backend.js';
 
 const PAGE = 100;
@@ -175,6 +175,11 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
       await unwrap(
         api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { ...inIssue(slug, projectId, issueId), body: { body } }),
       );
+    },
+    listAttachments: (slug, projectId, issueId) =>
+      unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/attachments/', inIssue(slug, projectId, issueId))),
+    uploadAttachment: async (slug, projectId, issueId, file) => {
+      await unwrap(uploadAttachment(api(), { slug, projectId, issueId }, new Blob([file.bytes]), file.filename));
     },
 
     listLabels: (slug, projectId) => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/labels/', inProject(slug, projectId))),

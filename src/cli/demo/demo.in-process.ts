@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../config/config.js';
 import type { DatabaseHandle } from '../../db/database.js';
@@ -178,6 +179,17 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
       await s.timeTracking.createWorklog(me(), slug, projectId, issueId, input);
     },
     listComments: (slug, projectId, issueId) => s.workItems.listComments(me(), slug, projectId, issueId),
+    listAttachments: (slug, projectId, issueId) => s.attachments.list(me(), slug, projectId, issueId),
+    uploadAttachment: async (slug, projectId, issueId, file) => {
+      const target = await s.attachments.beginUpload(me(), slug, projectId, issueId);
+      await s.attachments.store(target, {
+        filename: file.filename,
+        stream: Readable.from([file.bytes]),
+        declaredBytes: file.bytes.length,
+        commentId: null,
+        bodyComplete: Promise.resolve(),
+      });
+    },
     createComment: async (slug, projectId, issueId, body) => {
       await s.workItems.createComment(me(), slug, projectId, issueId, { body });
     },

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { DemoBackend, IssuePlanning, IssueView, StateView } from './demo.backend.js';
+import { DEMO_FILES } from './demo.files.js';
 import {
   BASELINES,
   CALENDAR,
@@ -509,6 +510,23 @@ async function searchExamples(ctx: DemoContext): Promise<string[]> {
   return added ? [`${plural(added, 'request')} in Turkish and English to search for`] : [];
 }
 
+/** A screenshot, a photo and a PDF on the search examples (attachments, contract 25); a file already there is kept. */
+async function attachFiles(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const project = await ctx.project('SD');
+  const issues = new Map((await api.listIssues(slug, project.id)).map((i) => [i.name, i]));
+  let added = 0;
+  for (const file of DEMO_FILES) {
+    const issue = issues.get(file.issue);
+    if (!issue) continue;
+    const existing = await api.listAttachments(slug, project.id, issue.id);
+    if (existing.some((a) => a.filename === file.filename)) continue;
+    await api.uploadAttachment(slug, project.id, issue.id, { filename: file.filename, bytes: await file.make() });
+    added++;
+  }
+  return added ? [`${plural(added, 'file')} attached (a screenshot, a photo, a PDF)`] : [];
+}
+
 const laterOf = (planned: PlannedIssue) => planned.later!;
 
 /**
@@ -726,6 +744,7 @@ export const DEMO_STEPS: DemoStep[] = [
   { name: 'relations', run: relateIssues },
   { name: 'saved views', run: savedViews },
   { name: 'search examples', run: searchExamples },
+  { name: 'attachments', run: attachFiles },
   { name: 'dates and estimates', run: completePlanning },
   { name: 'worklogs', run: completeWorklogs },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },

@@ -176,6 +176,8 @@ export interface CommentsTable {
   body: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Migration 1093: set when the author edits the comment (contract 25.1); null on one never edited. */
+  edited_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface CoreTables {

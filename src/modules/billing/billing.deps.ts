@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../../db/database.js';
+import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Outbox } from '../../kernel/outbox.js';
 import type { IdentityService } from '../identity/index.js';
@@ -49,4 +49,6 @@ export interface BillingDeps {
    * sends the browser instead of PayTR's iFrame. Absent or null with the sandbox, whose own page stores cards.
    */
   cardPage?: { paytr: PaytrConfig } | null;
+  /** The workspace's stored and reserved bytes (attachments, contract 25.3), shown beside `max_storage_gb`. */
+  storageUsage: (tx: Executor, workspaceId: string) => Promise<{ storage_used_bytes: number; storage_reserved_bytes: number }>;
 }

@@ -109,9 +109,18 @@ export const Limits = Type.Object({
   is_active: Type.Boolean(),
 });
 
+/** The limits in effect with what the workspace uses of them (contract 25.3: 1 GB = 1,073,741,824 bytes). */
+export const LimitsWithUsage = Type.Object({
+  ...Limits.properties,
+  usage: Type.Object({
+    storage_used_bytes: Type.Integer({ description: 'Bytes of stored attachments and their thumbnails' }),
+    storage_reserved_bytes: Type.Integer({ description: 'Bytes held for uploads under way' }),
+  }),
+});
+
 export const SubscriptionResponse = Type.Object({
   subscription: Type.Union([Subscription, Type.Null()], { description: 'null: the workspace never subscribed (free plan)' }),
-  limits: Limits,
+  limits: LimitsWithUsage,
 });
 
 export const CheckoutBody = Type.Object({
@@ -276,7 +285,7 @@ export const PaymentMethod = Type.Object({
 export const PaymentMethodParams = Type.Object({ slug: Slug, methodId: Uuid });
 
 /** 19.3: `POST .../billing/retry/`: the charge as it stands and the subscription. */
-export const RetryResponse = Type.Object({ payment: Payment, subscription: Type.Union([Subscription, Type.Null()]), limits: Limits });
+export const RetryResponse = Type.Object({ payment: Payment, subscription: Type.Union([Subscription, Type.Null()]), limits: LimitsWithUsage });
 
 /** 19.7: a sandbox workspace's test clock. */
 export const TestClock = Type.Object({
@@ -288,5 +297,5 @@ export const AdvanceClockResponse = Type.Object({
   now: Timestamp,
   offset_seconds: Type.Integer({ minimum: 0 }),
   subscription: Type.Union([Subscription, Type.Null()]),
-  limits: Limits,
+  limits: LimitsWithUsage,
 });

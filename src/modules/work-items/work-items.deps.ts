@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { EventBus } from '../../kernel/events.js';
@@ -5,6 +6,7 @@ import type { Outbox } from '../../kernel/outbox.js';
 import type { PlanGate } from '../../kernel/plan-gate.js';
 import type { IdentityService } from '../identity/index.js';
 import type { IssueCondition, IssueSortKey, WorkItemsRepository } from './work-items.repository.js';
+import type { Attachment } from './work-items.schemas.js';
 
 // What the parts of the work-item core share, in a file of its own so that no part imports the file that composes
 // them (work-items.service.ts): imports never run in a circle.
@@ -32,6 +34,15 @@ export type IssueFilterProvider = (ctx: {
   projectId: string | null;
   query: Record<string, unknown>;
 }) => Promise<IssueCondition[]>;
+
+/** A file on an issue or one of its comments as the API shows it (contract 25.1); the attachments module makes these. */
+export type AttachmentView = Static<typeof Attachment>;
+
+/**
+ * The attachments of these comments (of one workspace), from the module that owns them (attachments): one call per
+ * list of comments, never one per comment. A comment without any may be absent from the map.
+ */
+export type CommentAttachmentsProvider = (tx: Executor, workspaceId: string, commentIds: string[]) => Promise<Map<string, AttachmentView[]>>;
 
 export interface WorkItemsDeps {
   db: Db;

@@ -59,7 +59,7 @@ const issueByKey = prepared(
   2,
 );
 
-const commentColumns = ['id', 'issue_id', 'author_id', 'body', 'created_at', 'updated_at'] as const;
+const commentColumns = ['id', 'issue_id', 'author_id', 'body', 'created_at', 'updated_at', 'edited_at'] as const;
 
 export interface IssueListFilter {
   /** The workspace-wide list only (contract 23.2): issues of these projects; undefined: of every project. */
@@ -639,6 +639,32 @@ export function workItemsRepository() {
         .orderBy('created_at')
         .orderBy('id')
         .execute();
+    },
+
+    /** A comment of an issue; undefined if the issue has no such comment. */
+    findComment(tx: Executor, workspaceId: string, issueId: string, commentId: string) {
+      return tx
+        .selectFrom('comments')
+        .select(commentColumns)
+        .where('workspace_id', '=', workspaceId)
+        .where('issue_id', '=', issueId)
+        .where('id', '=', commentId)
+        .executeTakeFirst();
+    },
+
+    updateComment(tx: Executor, workspaceId: string, commentId: string, patch: Pick<Updateable<Database['comments']>, 'body' | 'updated_at' | 'edited_at'>) {
+      return tx
+        .updateTable('comments')
+        .set(patch)
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', commentId)
+        .returning(commentColumns)
+        .executeTakeFirst();
+    },
+
+    /** Deletes a comment; its attachments go with it (ON DELETE CASCADE, whose trigger records their stored files). */
+    deleteComment(tx: Executor, workspaceId: string, commentId: string) {
+      return tx.deleteFrom('comments').where('workspace_id', '=', workspaceId).where('id', '=', commentId).execute();
     },
   };
 }

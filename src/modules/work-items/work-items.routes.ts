@@ -8,6 +8,7 @@ import {
   BulkUpdateBody,
   BulkUpdateResult,
   Comment,
+  CommentParams,
   CreateLabelBody,
   CreateRelationBody,
   Label,
@@ -15,6 +16,7 @@ import {
   Relation,
   RelationParams,
   UpdateLabelBody,
+  UpdateCommentBody,
   CreateCommentBody,
   CreateIssueBody,
   CreateProjectBody,
@@ -371,5 +373,34 @@ export const workItemsRoutes: FastifyPluginAsyncTypebox<{ workItems: WorkItemsSe
     },
     async (req, reply) =>
       reply.status(201).send(await workItems.createComment(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.body)),
+  );
+  app.patch(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/comments/:commentId/',
+    {
+      schema: {
+        tags: ['comments'],
+        summary: 'Edit a comment (its author only)',
+        description: 'Replaces the body and sets `edited_at`. Another user, even an admin: 403.',
+        params: CommentParams,
+        body: UpdateCommentBody,
+        response: { 200: Comment, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => workItems.updateComment(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.params.commentId, req.body),
+  );
+  app.delete(
+    '/api/workspaces/:slug/projects/:projectId/issues/:issueId/comments/:commentId/',
+    {
+      schema: {
+        tags: ['comments'],
+        summary: 'Delete a comment and its attachments (its author or an admin)',
+        params: CommentParams,
+        response: { 204: NoContent, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await workItems.deleteComment(actorOf(req), req.params.slug, req.params.projectId, req.params.issueId, req.params.commentId);
+      return reply.status(204).send();
+    },
   );
 };

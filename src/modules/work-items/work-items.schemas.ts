@@ -14,6 +14,7 @@ export const StateParams = Type.Object({ slug: Slug, projectId: Uuid, stateId: U
 export const IssueParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid });
 export const LabelParams = Type.Object({ slug: Slug, projectId: Uuid, labelId: Uuid });
 export const RelationParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid, relationId: Uuid });
+export const CommentParams = Type.Object({ slug: Slug, projectId: Uuid, issueId: Uuid, commentId: Uuid });
 
 export const Project = Type.Object({
   id: Uuid,
@@ -95,6 +96,7 @@ export const Issue = Type.Object({
     { description: 'Direct children (read-only)' },
   ),
   blocked: Type.Boolean({ description: 'An issue that blocks this one is neither completed nor cancelled (read-only)' }),
+  attachment_count: Type.Integer({ description: 'Files attached to the issue, including those of its comments (read-only)' }),
 });
 
 /** An issue as search results and similar issues show it (contract 23.1): the record with its key and its state by name. */
@@ -275,6 +277,22 @@ export const WorkspaceIssueListQuery = Type.Object(
   { additionalProperties: true },
 );
 
+/** A file on an issue or on one of its comments (contract 25.1): the record, never the bytes. */
+export const Attachment = Type.Object({
+  id: Uuid,
+  issue_id: Uuid,
+  comment_id: Type.Union([Uuid, Type.Null()], { description: 'The comment the file belongs to, or null for a file of the issue itself' }),
+  filename: Type.String({ description: 'As uploaded, without any path or control characters (at most 255 bytes of UTF-8)' }),
+  content_type: Type.String({ description: 'Read from the bytes, not from what the client claimed; unknown: application/octet-stream' }),
+  size_bytes: Type.Integer({ minimum: 0 }),
+  sha256: Type.String({ description: 'Hex SHA-256 of the bytes' }),
+  created_by: Uuid,
+  created_at: Timestamp,
+  image: Type.Union([Type.Object({ width: Type.Integer(), height: Type.Integer() }), Type.Null()], {
+    description: 'The pixel size of a raster image, else null',
+  }),
+});
+
 export const Comment = Type.Object({
   id: Uuid,
   issue_id: Uuid,
@@ -282,6 +300,10 @@ export const Comment = Type.Object({
   body: Type.String(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  edited_at: Type.Union([Timestamp, Type.Null()], { description: 'When the author last edited the body, or null if never' }),
+  attachments: Type.Array(Attachment, { description: 'Files attached to the comment' }),
 });
 
-export const CreateCommentBody = Type.Object({ body: Type.String({ minLength: 1, maxLength: 100_000, pattern: '\\S' }) });
+const CommentBody = Type.String({ minLength: 1, maxLength: 100_000, pattern: '\\S' });
+export const CreateCommentBody = Type.Object({ body: CommentBody });
+export const UpdateCommentBody = Type.Object({ body: CommentBody });

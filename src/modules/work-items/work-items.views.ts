@@ -1,5 +1,6 @@
 import type { IssueSnapshot } from '../../kernel/events.js';
 import { iso, isoOrNull } from '../../kernel/time.js';
+import type { AttachmentView } from './work-items.deps.js';
 import type { WorkItemsRepository } from './work-items.repository.js';
 
 /** Rows of the work-item tables as the API shows them (and as events and webhooks carry them). */
@@ -61,6 +62,7 @@ export const issueView = (i: IssueRow) => ({
   parent_id: i.parent_id,
   sub_issues: { total: i.sub_issues[0], completed: i.sub_issues[1] },
   blocked: i.blocked,
+  attachment_count: i.attachment_count,
 });
 
 export const labelView = (l: LabelRow) => ({
@@ -105,13 +107,16 @@ export const relationView = (r: RelationRow) => ({
 export const remainingMinutes = (i: { estimate_minutes: number | null; remaining_minutes: number | null; time_spent_minutes: number }): number | null =>
   i.remaining_minutes ?? (i.estimate_minutes === null ? null : Math.max(0, i.estimate_minutes - i.time_spent_minutes));
 
-export const commentView = (c: CommentRow) => ({
+/** A comment with its attachments (the attachments module's records, read by the registered provider). */
+export const commentView = (c: CommentRow, attachments: AttachmentView[]) => ({
   id: c.id,
   issue_id: c.issue_id,
   author_id: c.author_id,
   body: c.body,
   created_at: iso(c.created_at),
   updated_at: iso(c.updated_at),
+  edited_at: isoOrNull(c.edited_at),
+  attachments,
 });
 
 export const issueSnapshot = (i: IssueRow): IssueSnapshot => ({

@@ -19,6 +19,9 @@ const unlimited = (cap: number): boolean => cap < 0;
  * computed from the clock (never stale, never written here); the workspace row is locked so that two concurrent
  * additions cannot both take the last free place.
  */
+/** 1 GB of `max_storage_gb` (contract 25.3). */
+const GIB = 1_073_741_824;
+
 export function createPlanGate(deps: PlanGateDeps): PlanGate<Executor> {
   const { repo, clock, graceDays } = deps;
 
@@ -47,6 +50,10 @@ export function createPlanGate(deps: PlanGateDeps): PlanGate<Executor> {
       if (featuresOf(plan)[feature] !== true) {
         throw new AppError('feature_not_in_plan', `The ${plan.name} plan does not include ${feature.replace('_', ' ')}; upgrade to use it`);
       }
+    },
+    async storageLimitBytes(tx, workspaceId) {
+      const plan = await planOf(tx, workspaceId);
+      return unlimited(plan.max_storage_gb) ? null : plan.max_storage_gb * GIB;
     },
   };
 }

@@ -218,7 +218,10 @@ export function createCollectionService(deps: CollectionDeps) {
       return db.transaction().execute(async (tx) => {
         const now = await time.now(tx, workspaceId);
         const payment = (await repo.findPayment(tx, workspaceId, charge.payment.id))!;
-        return { payment: paymentView(payment), ...(await subscriptionResponse(tx, await repo.findSubscription(tx, workspaceId), now)) };
+        return {
+          payment: paymentView(payment),
+          ...(await subscriptionResponse(tx, await repo.findSubscription(tx, workspaceId), now, undefined, workspaceId)),
+        };
       });
     },
   };

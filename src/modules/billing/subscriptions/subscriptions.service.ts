@@ -15,7 +15,9 @@ const LIFECYCLE_BATCH = 100;
 export type SubscriptionsService = ReturnType<typeof createSubscriptionsService>;
 
 /** A workspace's subscription: reading it (transitions applied on read), trial, cancel, and the lifecycle job. */
-export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'clock' | 'identity' | 'graceDays' | 'outbox' | 'time'>) {
+const NO_USAGE = { storage_used_bytes: 0, storage_reserved_bytes: 0 };
+
+export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo' | 'clock' | 'identity' | 'graceDays' | 'outbox' | 'time' | 'storageUsage'>) {
   const { db, repo, clock, identity, graceDays, time } = deps;
 
   /**
@@ -106,8 +108,11 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
     return lockedSubscription(tx, workspaceId, now);
   }
 
-  async function subscriptionResponse(tx: Executor, sub: SubscriptionRow | undefined, now: Date, plan?: PlanRow) {
-    return { subscription: sub ? subscriptionView(sub) : null, limits: limitsView(await planInEffect(repo, tx, sub, now, graceDays, plan)) };
+  /** The subscription answer (spec 2.8): the subscription, and the limits in effect with the storage used (25.3). */
+  async function subscriptionResponse(tx: Executor, sub: SubscriptionRow | undefined, now: Date, plan?: PlanRow, workspaceId = sub?.workspace_id) {
+    const limits = limitsView(await planInEffect(repo, tx, sub, now, graceDays, plan));
+    const usage = workspaceId === undefined ? NO_USAGE : await deps.storageUsage(tx, workspaceId);
+    return { subscription: sub ? subscriptionView(sub) : null, limits: { ...limits, usage } };
   }
 
   /** `subscription.updated` for webhooks: the subscription response plus the status it had before. */
@@ -127,7 +132,7 @@ export function createSubscriptionsService(deps: Pick<BillingDeps, 'db' | 'repo'
       return db.transaction().execute(async (tx) => {
         const ws = await identity.access(actor, slug, 'read', tx);
         const now = await time.now(tx, ws.workspaceId);
-        return subscriptionResponse(tx, await currentSubscription(tx, ws.workspaceId, now), now);
+        return subscriptionResponse(tx, await currentSubscription(tx, ws.workspaceId, now), now, undefined, ws.workspaceId);
       });
     },
 

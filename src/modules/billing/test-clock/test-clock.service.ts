@@ -106,7 +106,11 @@ export function createTestClockService(deps: TestClockDeps) {
       return db.transaction().execute(async (tx) => {
         const v = await view(tx, ws.workspaceId);
         const sub = await repo.findSubscription(tx, ws.workspaceId);
-        return { now: iso(v.now), offset_seconds: v.offset_seconds, ...(await deps.billing.internals.subscriptionResponse(tx, sub, v.now)) };
+        return {
+          now: iso(v.now),
+          offset_seconds: v.offset_seconds,
+          ...(await deps.billing.internals.subscriptionResponse(tx, sub, v.now, undefined, ws.workspaceId)),
+        };
       });
     },
 

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import type { S3Config } from '../../src/config/config.js';
+
+/** A running s3rver, its bucket's settings, and the requests it was sent (`GET /bucket/key?uploads`...). */
+export interface S3Server {
+  config: S3Config;
+  /** Method and URL of every request, in order: what the SDK sent, where s3rver cannot answer it (aborts). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * s3rver (npm, an S3 API over a folder; npm has no MinIO) on 127.0.0.1, a free port and a fresh folder, with one bucket
+ * of a unique name. Its limits are in docs/decisions/attachments.md.
+ */
+export async function startS3Server(): Promise<S3Server> {
+  const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
+  const bucket = `test-${randomUUID()}`;
+  // The bucket is made by s3rver itself, not through the SDK under test. vhostBuckets off: every request names its
+  // bucket in the path, as forcePathStyle sends it.
+  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, vhostBuckets: false, configureBuckets: [{ name: bucket }] });
+  let port: number;
+  try {
+    ({ port } = (await server.run()) as AddressInfo);
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  const requests: string[] = [];
+  server.httpServer.on('request', (req: IncomingMessage) => requests.push(`${req.method} ${req.url}`));
+  return {
+    config: {
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      bucket,
+      // The one account s3rver knows.
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    },
+    requests,
+    async close() {
+      // The SDK keeps connections alive; without closing them, close() would wait for their idle timeout.
+      server.httpServer.closeAllConnections();
+      await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
