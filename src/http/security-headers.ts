@@ -95,6 +95,16 @@ export interface PagePolicy {
   /** Hashes (`'sha256-...'`) of inline scripts that cannot be moved into files. */
   scriptHashes?: string[];
   hsts: boolean;
+  /** STORAGE=s3: the bucket's origin, where a download's 302 leads (the console fetches files and shows images). */
+  fileSource?: string | null;
+}
+
+/** The origin presigned URLs of STORAGE=s3 point at: the endpoint's (path style), or the bucket's own host. */
+export function storageSourceOf(config: Config): string | null {
+  const s3 = config.storage.s3;
+  if (!s3) return null;
+  const endpoint = new URL(s3.endpoint ?? `https://s3.${s3.region}.amazonaws.com`);
+  return s3.forcePathStyle ? endpoint.origin : `${endpoint.protocol}//${s3.bucket}.${endpoint.host}`;
 }
 
 /**
@@ -108,9 +118,9 @@ export function pageHeaders(policy: PagePolicy): HeaderSet {
         'default-src': ["'self'"],
         'script-src': ["'self'", ...(policy.scriptHashes ?? []).map((h) => `'${h}'`)],
         'style-src': ["'self'", "'unsafe-inline'"],
-        'img-src': ["'self'", 'data:'],
+        'img-src': ["'self'", 'data:', ...(policy.fileSource ? [policy.fileSource] : [])],
         'font-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
+        'connect-src': ["'self'", ...(policy.fileSource ? [policy.fileSource] : [])],
         'object-src': ["'none'"],
         'base-uri': ["'self'"],
         'form-action': ["'self'"],
@@ -213,9 +223,10 @@ export function trustProxyOption(trust: Config['trustProxy']): boolean | string[
 export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
   const hsts = config.publicBaseUrl.startsWith('https://');
   const paymentFrameSource = sourceOf(config.paytr.iframeBase, config.publicBaseUrl);
+  const fileSource = storageSourceOf(config);
   const sets: Record<Surface, HeaderSet> = {
     api: apiHeaders(hsts),
-    page: pageHeaders({ paymentFrameSource, hsts }),
+    page: pageHeaders({ paymentFrameSource, hsts, fileSource }),
     payment: paymentPageHeaders(paymentPagePolicyOf(config)),
     card: paymentPageHeaders(cardPagePolicyOf(config)),
   };
@@ -244,7 +255,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
         const key = hashes.join(' ');
         let csp = withHashes.get(key);
         if (csp === undefined) {
-          csp = pageHeaders({ paymentFrameSource, hsts, scriptHashes: hashes })['content-security-policy'] as string;
+          csp = pageHeaders({ paymentFrameSource, hsts, scriptHashes: hashes, fileSource })['content-security-policy'] as string;
           if (withHashes.size < 100) withHashes.set(key, csp);
         }
         void reply.header('content-security-policy', csp);
@@ -263,7 +274,10 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
 
 const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key';
-const CORS_EXPOSED_HEADERS = 'X-Request-Id, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+// The tus headers of resumable uploads (25.4) too: a browser's tus client reads them across origins.
+const CORS_EXPOSED_HEADERS =
+  'X-Request-Id, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, ' +
+  'Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires, Attachment-Id';
 const CORS_MAX_AGE = 600;
 
 /** CORS answers the API only, never the provider's callback (a server-to-server POST). */

@@ -153,22 +153,22 @@ describe.each([
     const sent = backend.requests().length;
     await storage.put(key, streamOf(bytes), { contentType: 'application/zip' });
     if (kind === 's3') {
-      // Three parts of at most 8 MiB, not one PutObject.
+      // Four parts of at most 5 MiB, not one PutObject.
       const requests = backend.requests().slice(sent);
       expect(requests.filter((r) => r.startsWith('POST ') && r.includes('?uploads')).length).toBe(1);
-      expect(requests.filter((r) => r.startsWith('PUT ') && r.includes('partNumber=')).length).toBe(3);
+      expect(requests.filter((r) => r.startsWith('PUT ') && r.includes('partNumber=')).length).toBe(4);
     }
 
     const back = await readAll(await storage.get(key));
     expect(back.length).toBe(bytes.length);
     expect(sha256(back)).toBe(sha256(bytes));
-    // A range that crosses the boundary between the first two 8 MiB parts.
-    expect(sha256(await readAll(await storage.get(key, { start: 8 * MiB - 100, end: 8 * MiB + 99 })))).toBe(
-      sha256(bytes.subarray(8 * MiB - 100, 8 * MiB + 100)),
+    // A range that crosses the boundary between the first two 5 MiB parts.
+    expect(sha256(await readAll(await storage.get(key, { start: 5 * MiB - 100, end: 5 * MiB + 99 })))).toBe(
+      sha256(bytes.subarray(5 * MiB - 100, 5 * MiB + 100)),
     );
   });
 
-  // 1 KiB: fails before anything reaches the store. 10 MiB: after the first 8 MiB part of a multipart upload was sent.
+  // 1 KiB: fails before anything reaches the store. 10 MiB: after the first 5 MiB part of a multipart upload was sent.
   describe.each([
     { bytes: 1024, how: 'error' as const },
     { bytes: 10 * MiB, how: 'error' as const },
@@ -189,7 +189,7 @@ describe.each([
       // No object, and for the local folder no `.part` file either.
       expect(await backend.listAll()).toEqual(before);
       // Past the first part on S3, the multipart upload was started and must have been aborted.
-      if (kind === 's3' && bytes > 8 * MiB) expect(aborts(backend)).toBe(abortsBefore + 1);
+      if (kind === 's3' && bytes > 5 * MiB) expect(aborts(backend)).toBe(abortsBefore + 1);
     });
   });
 

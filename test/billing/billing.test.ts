@@ -15,6 +15,8 @@ const FREE_LIMITS = {
   ai_tokens_monthly: 0,
   features: { time_tracking: false, custom_properties: false },
   is_active: true,
+  // What the workspace uses of them (attachments, contract 25.3): nothing stored yet.
+  usage: { storage_used_bytes: 0, storage_reserved_bytes: 0 },
 };
 const PRO_LIMITS = {
   plan_slug: 'pro',
@@ -25,6 +27,7 @@ const PRO_LIMITS = {
   ai_tokens_monthly: 1000000,
   features: { time_tracking: true, custom_properties: true },
   is_active: true,
+  usage: { storage_used_bytes: 0, storage_reserved_bytes: 0 },
 };
 
 describe('plan catalogue', () => {

@@ -75,13 +75,24 @@ export async function receiveUpload<T>(
   // The file's stream, handed to `store`. Busboy does not end or fail it when the body breaks off (a client gone, a
   // malformed body): it is failed here, or `store` would wait for the rest of it forever, holding its reservation.
   let fileStream: Readable | null = null;
+  // Why the body failed: the answer when `store` fails because of it (a 400, not the stream error it met, a 500).
+  let bodyError: Error | null = null;
   const fail = (error: Error) => {
+    bodyError ??= error;
     bodyFailed(error);
     if (fileStream && !fileStream.destroyed) fileStream.destroy(error);
   };
 
   const outcome = new Promise<T>((resolve, reject) => {
     busboy.on('field', (name, value) => {
+      if (name === 'comment_id' && fileStream !== null) {
+        // Too late: the file is on its way to storage as a file of the issue. Refused whatever the comment, and the
+        // file discarded, rather than applied or ignored depending on how the body happened to arrive in chunks.
+        const error = invalid('/comment_id', 'must be sent before the part "file"');
+        fail(error);
+        reject(error);
+        return;
+      }
       fields.set(name, value);
       pending = pending.then(() => checkField(name, value));
       pending.catch(reject);
@@ -95,10 +106,11 @@ export async function receiveUpload<T>(
       // The fields before the file are checked before a byte of it is stored.
       stream.pause();
       fileStream = stream;
+      const commentId = fields.get('comment_id') ?? null;
       // Failed by `fail` maybe before `store` listens: never an 'error' event without a listener (a crash).
       stream.on('error', () => undefined);
-      stored = pending.then(() => store({ filename, stream, declaredBytes, commentId: fields.get('comment_id') ?? null, bodyComplete }));
-      stored.then(resolve, reject);
+      stored = pending.then(() => store({ filename, stream, declaredBytes, commentId, bodyComplete }));
+      stored.then(resolve, (error: unknown) => reject(bodyError ?? error));
     });
     busboy.on('finish', () => {
       bodyDone();

@@ -181,6 +181,14 @@ export function attachmentsRepository() {
       if (ids.length > 0) await tx.deleteFrom('storage_deletions').where('id', 'in', ids).execute();
     },
 
+    /** The counters of workspaces that no longer exist and have no reservation nor file left to remove. */
+    async deleteOrphanUsage(tx: Executor): Promise<void> {
+      await sql`DELETE FROM storage_usage u
+        WHERE NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = u.workspace_id)
+          AND NOT EXISTS (SELECT 1 FROM storage_reservations r WHERE r.workspace_id = u.workspace_id)
+          AND NOT EXISTS (SELECT 1 FROM storage_deletions d WHERE d.workspace_id = u.workspace_id)`.execute(tx);
+    },
+
     async setThumbnail(tx: Executor, workspaceId: string, attachmentId: string, key: string, bytes: number) {
       await tx
         .updateTable('attachments')

@@ -19,9 +19,10 @@ const RASTER_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/we
 export const isRasterImage = (contentType: string): boolean => RASTER_IMAGES.has(contentType);
 
 // C0 and C1 controls, DEL, and the characters that reorder or hide text (bidi embeddings, overrides and isolates,
-// marks, zero-width characters, the BOM): a name with U+202E can show `gpj.exe` as `exe.jpg`.
+// marks (U+061C ARABIC LETTER MARK among them), zero-width characters, the BOM): a name with U+202E can show `gpj.exe`
+// as `exe.jpg`.
 // eslint-disable-next-line no-control-regex
-const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
  * The filename as stored and served: the last segment of any path (`/` or `\`), without control and bidi-control
@@ -159,6 +160,7 @@ export function multipartFileBytes(contentLength: number | null, prefixBytes: nu
 /** The boundary of a `multipart/form-data` content type, or null (RFC 2046 §5.1.1: 1..70 characters). */
 export function multipartBoundary(contentType: string | undefined): string | null {
   if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType)) return null;
-  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType);
+  // The whole value or nothing: the first 70 characters of a longer one would miscount the file's length.
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))(?=\s*(?:;|$))/i.exec(contentType);
   return m ? (m[1] ?? m[2] ?? null) : null;
 }

@@ -273,7 +273,8 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
         const row = await attachmentOf(tx, ws.workspaceId, projectId, issueId, attachmentId);
         if (row.created_by !== actor.userId)
           await identity.access(actor, slug, 'manage', tx).catch(() => Promise.reject(forbidden('Only the uploader or an admin may delete an attachment')));
-        await repo.lockUsage(tx, ws.workspaceId); // the trigger frees the space: same lock order as uploads
+        // The row first, then (its trigger freeing the space) the counters: the order of a cascade from a comment, an
+        // issue or a workspace. Locking the counters first would deadlock with such a cascade over the same row.
         const deleted = await repo.deleteAttachment(tx, ws.workspaceId, attachmentId);
         if (!deleted) throw notFound('Attachment');
         const issue = await workItems.findIssue(tx, ws.workspaceId, issueId);
@@ -327,6 +328,8 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
         deleted += done;
         if (done < batch) break;
       }
+      // The counters of deleted workspaces, once nothing of theirs is left to remove or settle (migration 1093).
+      await repo.deleteOrphanUsage(db);
       for (;;) {
         const done = await db.transaction().execute(async (tx) => {
           const rows = await repo.claimExpiredReservations(tx, clock.now(), batch);

@@ -1,6 +1,7 @@
 /** Billing (sections 8, 13, 19): subscription and usage, dunning, stored cards, plans, checkout, test clock, documents. */
 import { useState } from 'preact/hooks';
 import { api, money, unwrap } from '../api.js';
+import { gigabytesText } from '../bytes.js';
 import { Checkout } from './billing/checkout.js';
 import { BillingProfile, CreditNotes, Invoices, Payments } from './billing/documents.js';
 import { PaymentMethods } from './billing/payment-methods.js';
@@ -47,7 +48,8 @@ export function Billing({ slug }: { slug: string }) {
                   {p.price_year !== null ? ` · ${money(p.price_year, p.currency)} / year` : ''}
                 </p>
                 <p class="muted">
-                  members {limit(p.max_users)} · projects {limit(p.max_projects)} · {limit(p.max_storage_gb)} GB
+                  members {limit(p.max_users)} · projects {limit(p.max_projects)} ·{' '}
+                  {p.max_storage_gb === -1 ? 'unlimited storage' : `${gigabytesText(p.max_storage_gb)} storage`}
                 </p>
                 {p.trial_days > 0 ? (
                   <button type="button" onClick={() => void trial.run(p.slug)} disabled={trial.busy}>

@@ -1,5 +1,5 @@
 /**
- * The subscription card: plan, status, the limits with what the workspace uses of them (19.8), cancel, and while the
+ * The subscription card: plan, status, the limits with what the workspace uses of them (19.8; storage 25.3), cancel, and while the
  * subscription is past_due or suspended its dunning state with "Retry now" (19.3).
  */
 import { useState } from 'preact/hooks';
@@ -8,6 +8,7 @@ import { ConfirmButton } from '../../components/confirm-button.js';
 import { Card, Facts } from '../../components/facts.js';
 import { Badge, type Loaded, ProblemView, Show, useAction, useLoad } from '../../ui.js';
 import { type Payment, PaymentStatus } from './documents.js';
+import { StorageUsage } from './storage.js';
 
 export type SubscriptionAnswer = Answer<'getSubscription'>;
 type Subscription = NonNullable<SubscriptionAnswer['subscription']>;
@@ -108,7 +109,7 @@ export function SubscriptionCard({ slug, sub, version, onChange }: { slug: strin
               ['Plan', limits.plan_name],
               ['Members', <Usage used={usage.data?.members} cap={limits.max_users} what="Members" />],
               ['Projects', <Usage used={usage.data?.projects} cap={limits.max_projects} what="Projects" />],
-              ['Storage', `${limit(limits.max_storage_gb)} GB`],
+              ['Storage', <StorageUsage maxGb={limits.max_storage_gb} used={limits.usage.storage_used_bytes} reserved={limits.usage.storage_reserved_bytes} />],
               ['Custom properties', limits.features.custom_properties ? 'yes' : 'no'],
             ]}
           />

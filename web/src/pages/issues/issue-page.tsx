@@ -1,13 +1,15 @@
 /**
  * One issue: its heading with labels and a Blocked badge, labels and parent, sub-issues and relations, the SLA panel,
- * dates and estimates, time (timer, worklogs), custom values, comments and history.
+ * dates and estimates, time (timer, worklogs), custom values, comments and history; its files (attachments.tsx):
+ * files dropped anywhere on the page or pasted (a screenshot, outside text fields) attach to it. The files and the
+ * comments load as a chunk of their own (issue-files.tsx).
  */
 import { useState } from 'preact/hooks';
 import { api, unwrap, when } from '../../api.js';
 import { LabelChips, useLabels } from '../../components/label-chips.js';
 import { Badge, PageTitle, Show, useLoad } from '../../ui.js';
-import { Comments } from './comments.js';
 import { CustomValues } from './custom-values.js';
+import { AttachmentsSection, CommentsSection } from './issue-files.js';
 import { ParentPicker, SubIssues } from './hierarchy.js';
 import { IssueHistory } from './history.js';
 import { IssueLabels } from './issue-labels.js';
@@ -37,8 +39,11 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
     setVersion((v) => v + 1);
   };
   const reread = () => void issue.reload();
+  // Bumped when a file is stored or deleted: the Attachments section and the comments (their files) reload.
+  const [files, setFiles] = useState(0);
+  const filesChanged = () => setFiles((n) => n + 1);
   return (
-    <section>
+    <section class="issue-page">
       <Show state={issue}>
         {(i) => (
           <>
@@ -49,6 +54,7 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
             </p>
             <LabelChips ids={i.label_ids} labels={labels.data} />
             {i.description ? <p class="description">{i.description}</p> : null}
+            <AttachmentsSection target={{ slug, projectId, issueId }} version={files} onChanged={filesChanged} />
             <div class="grid2">
               <section aria-labelledby="labels-h">
                 <h2 id="labels-h">Labels</h2>
@@ -100,7 +106,14 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
         </div>
         <div>
           <h2>Comments</h2>
-          <Comments slug={slug} projectId={projectId} issueId={issueId} onAdded={() => setVersion((v) => v + 1)} />
+          <CommentsSection
+            slug={slug}
+            projectId={projectId}
+            issueId={issueId}
+            filesVersion={files}
+            onAdded={() => setVersion((v) => v + 1)}
+            onFilesChanged={filesChanged}
+          />
         </div>
       </div>
       <h2>History</h2>
