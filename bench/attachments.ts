@@ -18,6 +18,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, get, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { s3Storage } from '../src/modules/attachments/attachments.s3.js';
 import { startS3Server } from '../test/helpers/s3-server.js';
 import { ROOT, startCompiledService } from './compiled-service.js';
 import { freePort } from './bench-server.js';
@@ -113,6 +115,11 @@ function upload(api: Api, path: string, size: number, block: Buffer): Promise<{ 
     };
     pump();
   });
+}
+
+/** `size` bytes as repeats of `block`. */
+function* blocks(block: Buffer, size: number): Generator<Buffer> {
+  for (let sent = 0; sent < size; sent += block.length) yield sent + block.length <= size ? block : block.subarray(0, size - sent);
 }
 
 /** The 1 GB upload with the service's RSS sampled throughout. */
@@ -265,10 +272,19 @@ export async function runAttachmentsBench(opts: { quick: boolean; s3: boolean })
     }
     const local = await bigUpload({}, size, 'local', dir());
     let s3: Awaited<ReturnType<typeof bigUpload>> | null = null;
+    let s3Direct: { seconds: number; mbps: number } | null = null;
     if (opts.s3) {
       const server = await startS3Server();
       try {
         const c = server.config;
+        // The store's own speed, without the service: the same bytes put by the SDK from this process, as the service's
+        // storage puts them (s3rver writes each part, then joins them into the object, on the same 2 cores).
+        const block = randomBytes(MIB);
+        const started = performance.now();
+        await s3Storage(c).put(`direct/${randomBytes(8).toString('hex')}`, Readable.from(blocks(block, size)), { contentType: 'application/octet-stream' });
+        const seconds = (performance.now() - started) / 1000;
+        s3Direct = { seconds, mbps: size / 1_000_000 / seconds };
+        log(`s3 direct (SDK, no service): ${(size / MIB).toFixed(0)} MiB in ${seconds.toFixed(2)} s = ${s3Direct.mbps.toFixed(0)} MB/s`);
         s3 = await bigUpload(
           {
             STORAGE: 's3',
@@ -303,6 +319,12 @@ export async function runAttachmentsBench(opts: { quick: boolean; s3: boolean })
       row(local, 'local folder'),
       ...(s3 ? [row(s3, 'S3 (s3rver on this machine)')] : []),
       ``,
+      ...(s3Direct
+        ? [
+            `The same bytes put into s3rver by the SDK from the bench process, without the service: ${s3Direct.seconds.toFixed(2)} s = **${s3Direct.mbps.toFixed(0)} MB/s**, the store's own ceiling on this machine (it writes every part, then joins them into the object).`,
+            ``,
+          ]
+        : []),
       `## 100 concurrent 1 MiB uploads against 50 MiB of room (target: exactly 50 stored, 50 refused)`,
       ``,
       `| uploads | stored (201) | refused (402) | other | storage_used_bytes | sum of the files | reserved after | time |`,

@@ -900,6 +900,13 @@ async function main() {
     console.log(md);
     return;
   }
+  if (flag('attachments')) {
+    // Attachments alone (contract 25.6): the compiled service on embedded databases of its own (no DATABASE_URL needed).
+    const md = await runAttachmentsBench({ quick, s3: !flag('no-s3') });
+    if (!quick) writeFileSync(join(RESULTS, 'attachments.md'), `${md.trimEnd()}\n`);
+    console.log(md);
+    return;
+  }
   const url = process.env.DATABASE_URL;
   if (!url && !cfg.pgliteOnly) {
     console.error(
@@ -922,13 +929,6 @@ async function main() {
     // Database operations alone (contract 27): a scratch database, clusters of its own, PgBouncer; its own file.
     const md = await runDatabaseOps({ databaseUrl: url, quick });
     if (!quick) writeFileSync(join(RESULTS, 'database-ops.md'), `${md.trimEnd()}\n`);
-    console.log(md);
-    return;
-  }
-  if (flag('attachments')) {
-    // Attachments alone (contract 25.6): the compiled service on embedded databases of its own; its own file.
-    const md = await runAttachmentsBench({ quick, s3: !flag('no-s3') });
-    if (!quick) writeFileSync(join(RESULTS, 'attachments.md'), `${md.trimEnd()}\n`);
     console.log(md);
     return;
   }
