@@ -218,7 +218,7 @@ describe.each([
     const key = newKey();
     const bytes = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>');
     await storage.put(key, streamOf(bytes), { contentType: 'image/svg+xml' });
-    const disposition = `attachment; filename="rapor.svg"; filename*=UTF-8''rap%C3%B6r.svg`;
+    const disposition = `attachment; filename*=UTF-8''rap%C3%B6r.svg`;
 
     const url = (await storage.presignedGet(key, { contentType: 'image/svg+xml', disposition, expiresInS: 3600 }))!;
     const params = new URL(url).searchParams;

@@ -58,13 +58,13 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 
 /**
  * `Content-Disposition` of a download (25.1): `inline` for PNG, JPEG, GIF and WebP only, `attachment` for everything
- * else; the name in RFC 6266/8187 form (`filename*=UTF-8''...`) with a plain ASCII fallback for old clients.
+ * else; the name in RFC 6266/8187 form only, as the contract writes it (`attachment; filename*=UTF-8''...`): every
+ * browser of the last ten years reads it, and a plain `filename=` fallback would only mangle non-ASCII names.
  */
 export function contentDisposition(contentType: string, filename: string): string {
   const kind = isRasterImage(contentType) ? 'inline' : 'attachment';
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+  return `${kind}; filename*=UTF-8''${encoded}`;
 }
 
 // The WHATWG MIME sniffing standard's HTML patterns (§7.1), after leading whitespace, case-insensitive, followed by a
