@@ -7,13 +7,12 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIssue, createProject, createWorkspace, expectProblem, signUp } from '../helpers/factories.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
-import { type S3Server, startS3Server } from '../helpers/s3-server.js';
+import { startAppOnS3, startS3Server } from '../helpers/s3-server.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const KiB = 1024;
@@ -50,30 +49,8 @@ async function localSetup(): Promise<Setup> {
 }
 
 async function s3Setup(): Promise<Setup> {
-  const server: S3Server = await startS3Server();
-  const dir = await mkdtemp(join(tmpdir(), 'wis-attachments-unused-'));
-  const t = await startTestApp({ storage: { maxFileBytes: MAX_FILE_BYTES, dir, s3: server.config } });
-  const { config } = server;
-  // A client of its own, so that listing the bucket does not go through the code under test.
-  const client = new S3Client({
-    region: config.region,
-    endpoint: config.endpoint!,
-    forcePathStyle: true,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
-  });
-  return {
-    t,
-    async stored(workspaceId) {
-      const listed = await client.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: `${workspaceId}/` }));
-      return (listed.Contents ?? []).map((o) => o.Key!).sort();
-    },
-    async close() {
-      await t.close();
-      client.destroy();
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const app = await startAppOnS3(await startS3Server(), MAX_FILE_BYTES);
+  return { t: app.t, stored: (workspaceId) => app.keys(`${workspaceId}/`), close: () => app.close() };
 }
 
 /** An HTTP answer as the tests read it: JSON parsed, the bytes kept. */

@@ -12,13 +12,13 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { sql } from 'kysely';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3Config } from '../../src/config/config.js';
 import { createIssue, createProject, createWorkspace, expectProblem, type WorkspaceFixture } from '../helpers/factories.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startAppOnS3 } from '../helpers/s3-server.js';
 
 const KiB = 1024;
 const MiB = 1_048_576;
@@ -107,29 +107,8 @@ async function localSetup(corsOrigins: string[] = []): Promise<Setup> {
 }
 
 async function s3Setup(): Promise<Setup> {
-  const server = await startPartsServer();
-  const dir = await mkdtemp(join(tmpdir(), 'wis-tus-unused-'));
-  const t = await startTestApp({ storage: { maxFileBytes: MAX_FILE_BYTES, dir, s3: server.config } });
-  const { config } = server;
-  const client = new S3Client({
-    region: config.region,
-    endpoint: config.endpoint!,
-    forcePathStyle: true,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
-  });
-  return {
-    t,
-    async tusObjects(workspaceId) {
-      const listed = await client.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: `tus/${workspaceId}/` }));
-      return (listed.Contents ?? []).map((o) => o.Key!).sort();
-    },
-    async close() {
-      await t.close();
-      client.destroy();
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const app = await startAppOnS3(await startPartsServer(), MAX_FILE_BYTES);
+  return { t: app.t, tusObjects: (workspaceId) => app.keys(`tus/${workspaceId}/`), close: () => app.close() };
 }
 
 interface Answer {

@@ -4,8 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import type { S3Config } from '../../src/config/config.js';
+import { startTestApp, type TestApp } from './test-app.js';
 
 /** A running s3rver, its bucket's settings, and the requests it was sent (`GET /bucket/key?uploads`...). */
 export interface S3Server {
@@ -50,6 +52,39 @@ export async function startS3Server(): Promise<S3Server> {
       server.httpServer.closeAllConnections();
       await server.close();
       await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A test app whose attachments go to `server`'s bucket (STORAGE=s3), and what the bucket holds under a prefix, read
+ * with a client of its own (not through the code under test). `close` stops the app, then the server.
+ */
+export async function startAppOnS3(
+  server: Pick<S3Server, 'config' | 'close'>,
+  maxFileBytes: number,
+): Promise<{ t: TestApp; keys(prefix: string): Promise<string[]>; close(): Promise<void> }> {
+  const { config } = server;
+  // STORAGE_DIR is unused with S3; an empty folder of its own keeps the app off the checkout's ./data.
+  const dir = await mkdtemp(join(tmpdir(), 'wis-s3-app-'));
+  const t = await startTestApp({ storage: { maxFileBytes, dir, s3: config } });
+  const client = new S3Client({
+    region: config.region,
+    endpoint: config.endpoint!,
+    forcePathStyle: true,
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+  });
+  return {
+    t,
+    async keys(prefix) {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: config.bucket, Prefix: prefix }));
+      return (listed.Contents ?? []).map((o) => o.Key!).sort();
+    },
+    async close() {
+      await t.close();
+      client.destroy();
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
