@@ -3,22 +3,20 @@
 //
 // The S3 bucket is s3rver, as in attachments.test.ts, with one difference: tus's S3Store asks for the parts of its
 // multipart upload at every PATCH and HEAD (ListParts, `GET key?uploadId=`) and aborts it on termination
-// (AbortMultipartUpload, `DELETE key?uploadId=`), and s3rver 3.7.1 has neither (405). `startPartsServer` below answers
-// those two from s3rver's own folder of parts, as S3 does (NoSuchUpload once the upload was completed or aborted);
-// everything else is s3rver's. What this cannot show of a real S3 is in docs/decisions/attachments.md.
+// (AbortMultipartUpload, `DELETE key?uploadId=`), and s3rver 3.7.1 has neither (405).
+// `startS3Server({ emulateParts: true })` answers those two from s3rver's own folder of parts, as S3 does
+// (NoSuchUpload once the upload was completed or aborted); everything else is s3rver's. What this cannot show of a
+// real S3 is in docs/decisions/attachments.md.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { S3Config } from '../../src/config/config.js';
 import { createIssue, createProject, createWorkspace, expectProblem, type WorkspaceFixture } from '../helpers/factories.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { startAppOnS3 } from '../helpers/s3-server.js';
+import { startAppOnS3, startS3Server } from '../helpers/s3-server.js';
 
 const KiB = 1024;
 const MiB = 1_048_576;
@@ -26,62 +24,6 @@ const GiB = 1_073_741_824;
 /** ATTACHMENT_MAX_MB of the apps under test. */
 const MAX_FILE_BYTES = 8 * MiB;
 const TUS = { 'tus-resumable': '1.0.0' };
-
-/** s3rver with ListParts and AbortMultipartUpload answered from its folder of parts (see the top of this file). */
-async function startPartsServer(): Promise<{ config: S3Config; close(): Promise<void> }> {
-  const directory = await mkdtemp(join(tmpdir(), 's3rver-tus-'));
-  const bucket = `test-${randomBytes(6).toString('hex')}`;
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, vhostBuckets: false, configureBuckets: [{ name: bucket }] });
-  type Ctx = { method: string; path: string; query: Record<string, unknown>; status: number; body: unknown };
-  const parts = async (ctx: Ctx, next: () => Promise<void>) => {
-    const uploadId = ctx.query.uploadId;
-    const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
-    if (typeof uploadId !== 'string' || !/^[0-9a-f]+$/.test(uploadId) || !match || (ctx.method !== 'GET' && ctx.method !== 'DELETE')) return next();
-    // Where s3rver's FilesystemStore keeps the parts of a multipart upload until it is completed.
-    const dir = join(directory, match[1]!, '._S3rver_uploads', uploadId);
-    const names = await readdir(dir).catch(() => null);
-    if (names === null) {
-      ctx.status = 404;
-      ctx.body = { Error: { Code: 'NoSuchUpload', Message: 'The specified upload does not exist.' } };
-      return;
-    }
-    if (ctx.method === 'DELETE') {
-      await rm(dir, { recursive: true, force: true });
-      ctx.status = 204;
-      ctx.body = '';
-      return;
-    }
-    const numbers = names.filter((n) => /^\d+$/.test(n)).map(Number);
-    const listed = await Promise.all(
-      numbers
-        .sort((a, b) => a - b)
-        .map(async (n) => ({
-          PartNumber: n,
-          ETag: `"${(await readFile(join(dir, `${n}.md5`), 'utf8')).trim()}"`,
-          Size: (await stat(join(dir, String(n)))).size,
-        })),
-    );
-    ctx.body = { ListPartsResult: { Bucket: match[1], Key: decodeURIComponent(match[2]!), UploadId: uploadId, IsTruncated: false, Part: listed } };
-  };
-  // After s3rver's logger and its XML encoder (which turns an object body into XML), before its routes.
-  (server as unknown as { middleware: unknown[] }).middleware.splice(2, 0, parts);
-  const { port } = (await server.run()) as AddressInfo;
-  return {
-    config: {
-      endpoint: `http://127.0.0.1:${port}`,
-      region: 'us-east-1',
-      bucket,
-      accessKeyId: 'S3RVER',
-      secretAccessKey: 'S3RVER',
-      forcePathStyle: true,
-    },
-    async close() {
-      server.httpServer.closeAllConnections();
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
 
 /** One app with its storage, and what that storage holds under `tus/` (the uploads under way). */
 interface Setup {
@@ -107,7 +49,7 @@ async function localSetup(corsOrigins: string[] = []): Promise<Setup> {
 }
 
 async function s3Setup(): Promise<Setup> {
-  const app = await startAppOnS3(await startPartsServer(), MAX_FILE_BYTES);
+  const app = await startAppOnS3(await startS3Server({ emulateParts: true }), MAX_FILE_BYTES);
   return { t: app.t, tusObjects: (workspaceId) => app.keys(`tus/${workspaceId}/`), close: () => app.close() };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,12 +21,49 @@ export interface S3Server {
  * s3rver (npm, an S3 API over a folder; npm has no MinIO) on 127.0.0.1, a free port and a fresh folder, with one bucket
  * of a unique name. Its limits are in docs/decisions/attachments.md.
  */
-export async function startS3Server(): Promise<S3Server> {
+export async function startS3Server(options: { emulateParts?: boolean } = {}): Promise<S3Server> {
   const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
   const bucket = `test-${randomUUID()}`;
   // The bucket is made by s3rver itself, not through the SDK under test. vhostBuckets off: every request names its
   // bucket in the path, as forcePathStyle sends it.
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, vhostBuckets: false, configureBuckets: [{ name: bucket }] });
+  // s3rver has no ListParts and no AbortMultipartUpload (405), which tus's S3Store needs to resume and to terminate:
+  // with `emulateParts` they are answered from s3rver's own folder of parts (test/attachments/tus.test.ts).
+  if (options.emulateParts) {
+    type Ctx = { method: string; path: string; query: Record<string, unknown>; status: number; body: unknown };
+    const parts = async (ctx: Ctx, next: () => Promise<void>) => {
+      const uploadId = ctx.query.uploadId;
+      const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
+      if (typeof uploadId !== 'string' || !/^[0-9a-f]+$/.test(uploadId) || !match || (ctx.method !== 'GET' && ctx.method !== 'DELETE')) return next();
+      // Where s3rver's FilesystemStore keeps the parts of a multipart upload until it is completed.
+      const dir = join(directory, match[1]!, '._S3rver_uploads', uploadId);
+      const names = await readdir(dir).catch(() => null);
+      if (names === null) {
+        ctx.status = 404;
+        ctx.body = { Error: { Code: 'NoSuchUpload', Message: 'The specified upload does not exist.' } };
+        return;
+      }
+      if (ctx.method === 'DELETE') {
+        await rm(dir, { recursive: true, force: true });
+        ctx.status = 204;
+        ctx.body = '';
+        return;
+      }
+      const numbers = names.filter((n) => /^\d+$/.test(n)).map(Number);
+      const listed = await Promise.all(
+        numbers
+          .sort((a, b) => a - b)
+          .map(async (n) => ({
+            PartNumber: n,
+            ETag: `"${(await readFile(join(dir, `${n}.md5`), 'utf8')).trim()}"`,
+            Size: (await stat(join(dir, String(n)))).size,
+          })),
+      );
+      ctx.body = { ListPartsResult: { Bucket: match[1], Key: decodeURIComponent(match[2]!), UploadId: uploadId, IsTruncated: false, Part: listed } };
+    };
+    // After s3rver's logger and its XML encoder (which turns an object body into XML), before its routes.
+    (server as unknown as { middleware: unknown[] }).middleware.splice(2, 0, parts);
+  }
   let port: number;
   try {
     ({ port } = (await server.run()) as AddressInfo);
