@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, recordConsoleErrors, startHarness } from './harness.js';
 
 /**
  * Contract 25.7 in Chromium: files on the issue page through the file input, a drop and a pasted screenshot, a progress
@@ -12,13 +12,6 @@ import { expectAccessible, hasChromium, type Harness, startHarness } from './har
  * No page error, console error or CSP violation on the way (but the 402 the quota test asks for).
  */
 const GB = 1_073_741_824;
-
-/** CSP violations reach the console as errors (as in security-flow.ts). */
-const RECORD_VIOLATIONS = () => {
-  document.addEventListener('securitypolicyviolation', (e) => {
-    console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} on ${location.pathname}`);
-  });
-};
 
 /** A real PNG: a coloured card with a few shapes (sharp draws the SVG). */
 async function png(width: number, height: number, colour: string): Promise<Buffer> {
@@ -58,17 +51,7 @@ describe.skipIf(!hasChromium)('attachments in the console (issue page, comments,
 
   beforeAll(async () => {
     h = await startHarness('attachments');
-    await h.context.addInitScript(RECORD_VIOLATIONS);
-    const watch = (p: Page) => {
-      p.on('console', (m) => {
-        if (m.type() !== 'error') return;
-        const url = m.location().url;
-        if (url.endsWith('/favicon.ico') || expected.some((part) => url.includes(part))) return;
-        errors.push(`${m.text()} (${url})`);
-      });
-      p.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    };
-    watch(h.page);
+    await recordConsoleErrors(h, errors, expected);
     h.page.on('dialog', (d) => void d.accept());
     const auth = { token: h.token };
     const project = await h.ctx.api.post(`/api/workspaces/${h.slug}/projects/`, { name: 'Website', identifier: 'WEB' }, auth);

@@ -1,6 +1,5 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, recordConsoleErrors, startHarness } from './harness.js';
 
 /**
  * Contract 19.8 in Chromium: checkout through the console saving the card, the stored cards (default, make default,
@@ -9,13 +8,6 @@ import { expectAccessible, hasChromium, type Harness, startHarness } from './har
  */
 const DECLINES_LATER = '4000000000000341'; // pays and is stored; every later charge: insufficient_funds
 const PAYS = '4355084355084358';
-
-/** CSP violations reach the console as errors (as in security-flow.ts). */
-const RECORD_VIOLATIONS = () => {
-  document.addEventListener('securitypolicyviolation', (e) => {
-    console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} on ${location.pathname}`);
-  });
-};
 
 describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
   let h: Harness;
@@ -27,17 +19,7 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
 
   beforeAll(async () => {
     h = await startHarness('billing-collection');
-    await h.context.addInitScript(RECORD_VIOLATIONS);
-    const watch = (p: Page) => {
-      p.on('console', (m) => {
-        if (m.type() !== 'error') return;
-        const url = m.location().url;
-        if (url.endsWith('/favicon.ico') || expected.some((part) => url.includes(part))) return;
-        errors.push(`${m.text()} (${url})`);
-      });
-      p.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    };
-    watch(h.page);
+    await recordConsoleErrors(h, errors, expected);
     h.page.on('dialog', (d) => void d.accept());
   });
 

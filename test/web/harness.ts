@@ -147,3 +147,23 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(serious, `${what}: ${JSON.stringify(serious)}`).toEqual([]);
 }
+
+/**
+ * Collects the console errors of the harness's pages, CSP violations included (they reach the console as errors), in
+ * `errors`, except those of `/favicon.ico` and of URLs containing a part of `expected` (errors a test causes on
+ * purpose: a 404 or 402 it shows as such). The test asserts `errors` is empty where it wants no error.
+ */
+export async function recordConsoleErrors(h: Pick<Harness, 'context' | 'page'>, errors: string[], expected: readonly string[] = []): Promise<void> {
+  await h.context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} on ${location.pathname}`);
+    });
+  });
+  h.page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const url = m.location().url;
+    if (url.endsWith('/favicon.ico') || expected.some((part) => url.includes(part))) return;
+    errors.push(`${m.text()} (${url})`);
+  });
+  h.page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+}
