@@ -17,12 +17,9 @@ const QUEUE_SIZE = 2;
 /** Contract 25.2: a presigned GET is valid at most 5 minutes, whatever its caller asks. */
 const MAX_PRESIGNED_S = 300;
 
-/**
- * Any S3-compatible bucket (STORAGE=s3, contract 25.2): AWS S3, MinIO, Ceph RGW, Cloudflare R2, and s3rver in the
- * tests (docs/decisions/attachments.md).
- */
-export function s3Storage(config: S3Config): FileStorage {
-  const client = new S3Client({
+/** How the service's S3 clients reach the bucket (the attachments' own, and tus's S3Store). */
+export function s3ClientConfig(config: S3Config) {
+  return {
     region: config.region,
     // null: AWS itself, the endpoint the SDK derives from the region.
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
@@ -32,9 +29,17 @@ export function s3Storage(config: S3Config): FileStorage {
     // supported"). AWS verifies them; S3-compatible stores have answered those headers with errors (Backblaze B2 did
     // until mid-2025, older Ceph RGW releases lack them), so with an endpoint of its own the client adds a checksum
     // only where an operation requires one (s3rver accepts either way and verifies neither).
-    requestChecksumCalculation: config.endpoint ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED',
-    responseChecksumValidation: config.endpoint ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED',
-  });
+    requestChecksumCalculation: config.endpoint ? ('WHEN_REQUIRED' as const) : ('WHEN_SUPPORTED' as const),
+    responseChecksumValidation: config.endpoint ? ('WHEN_REQUIRED' as const) : ('WHEN_SUPPORTED' as const),
+  };
+}
+
+/**
+ * Any S3-compatible bucket (STORAGE=s3, contract 25.2): AWS S3, MinIO, Ceph RGW, Cloudflare R2, and s3rver in the
+ * tests (docs/decisions/attachments.md).
+ */
+export function s3Storage(config: S3Config): FileStorage {
+  const client = new S3Client(s3ClientConfig(config));
   const Bucket = config.bucket;
 
   return {

@@ -5,6 +5,7 @@ import { S3Store } from '@tus/s3-store';
 import type { DataStore } from '@tus/server';
 import type { StorageConfig } from '../../config/config.js';
 import type { FileStorage } from './attachments.storage.js';
+import { s3ClientConfig } from './attachments.s3.js';
 
 /**
  * Where resumable (tus) uploads keep their bytes while they are under way (contract 25.4): beside the attachments, under
@@ -82,16 +83,8 @@ export function createTusStore(storage: StorageConfig): TusStore {
           expirationPeriodInMilliseconds: 0,
           useTags: false,
           partSize: 8 * 1024 * 1024,
-          s3ClientConfig: {
-            bucket: s3.bucket,
-            region: s3.region,
-            ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
-            forcePathStyle: s3.forcePathStyle,
-            credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-            // As the attachments' own client (attachments.s3.ts): checksums only where required on other stores.
-            requestChecksumCalculation: s3.endpoint ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED',
-            responseChecksumValidation: s3.endpoint ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED',
-          },
+          // The attachments' own client settings (checksums only where required on stores other than AWS).
+          s3ClientConfig: { bucket: s3.bucket, ...s3ClientConfig(s3) },
         })
       : new LocalTusStore({ directory: storage.dir, expirationPeriodInMilliseconds: 0 });
     made.extensions = [...TUS_EXTENSIONS];
