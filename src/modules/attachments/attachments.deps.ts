@@ -1,4 +1,4 @@
-import type { Db, Executor, Tx } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Metrics } from '../../kernel/metrics.js';
 import type { Outbox } from '../../kernel/outbox.js';
@@ -15,8 +15,8 @@ export interface AttachmentsDeps {
   repo: AttachmentsRepository;
   clock: Clock;
   identity: Pick<IdentityService, 'access'>;
-  /** The work-item core: the issue an attachment belongs to (404 otherwise). */
-  workItems: { findIssue: (tx: Executor, workspaceId: string, issueId: string) => ReturnType<WorkItemsService['findIssue']> };
+  /** The work-item core: the issue and comment an attachment belongs to (404 otherwise). */
+  workItems: Pick<WorkItemsService, 'findIssue' | 'findComment'>;
   planGate: Pick<PlanGate<Tx>, 'storageLimitBytes'>;
   outbox: Outbox<Tx>;
   storage: FileStorage;

@@ -70,18 +70,6 @@ export function attachmentsRepository() {
         .executeTakeFirst();
     },
 
-    /** Whether the comment is one of this issue's (the comments table is the work-item core's; one probe by its key). */
-    async commentOnIssue(tx: Executor, workspaceId: string, issueId: string, commentId: string): Promise<boolean> {
-      const row = await tx
-        .selectFrom('comments')
-        .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', commentId)
-        .where('issue_id', '=', issueId)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
     /** The workspace's counters, locked for the rest of the transaction (the row is made on first use). */
     async lockUsage(tx: Executor, workspaceId: string): Promise<{ used_bytes: number; reserved_bytes: number }> {
       await tx

@@ -138,7 +138,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 
     /** The comment an upload names must be one of the issue's (404 otherwise). */
     async checkComment(target: UploadTarget, commentId: string): Promise<void> {
-      if (!(await repo.commentOnIssue(db, target.workspaceId, target.issueId, commentId))) throw notFound('Comment');
+      await workItems.findComment(db, target.workspaceId, target.issueId, commentId);
     },
 
     /** The largest file one upload may store, in bytes. */
@@ -192,7 +192,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
         }
         const view = await db.transaction().execute(async (tx) => {
           await workItems.findIssue(tx, workspaceId, target.issueId); // 404 once the issue is gone
-          if (file.commentId !== null && !(await repo.commentOnIssue(tx, workspaceId, target.issueId, file.commentId))) throw notFound('Comment');
+          if (file.commentId !== null) await workItems.findComment(tx, workspaceId, target.issueId, file.commentId);
           const row = await repo.insertAttachment(tx, {
             id,
             workspace_id: workspaceId,

@@ -38,6 +38,13 @@ export function createCommentsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
       commentAttachments = provider;
     },
 
+    /** For other modules: a comment of this issue of the workspace, or 404 (attachments of a comment). */
+    async findComment(tx: Executor, workspaceId: string, issueId: string, commentId: string) {
+      const comment = await repo.findComment(tx, workspaceId, issueId, commentId);
+      if (!comment) throw notFound('Comment');
+      return comment;
+    },
+
     async listComments(actor: Actor, slug: string, projectId: string, issueId: string) {
       const ws = await identity.access(actor, slug, 'read');
       await issueOf(repo, ws.workspaceId, projectId, issueId, db);
