@@ -26,8 +26,21 @@ export interface IssuePlanning {
   remaining_minutes: number | null;
 }
 
+/** What notifications compare across a change (contract 26.2): who is assigned, what is mentioned, what moved. */
+export interface IssueFacts {
+  id: string;
+  projectId: string;
+  stateId: string;
+  stateGroup: StateGroup;
+  priority: Priority;
+  assigneeIds: string[];
+  description: string;
+  targetDate: string | null;
+}
+
 export type DomainEvent =
-  | { type: 'issue.created'; at: Date; issue: IssueSnapshot }
+  /** `assigneeIds` and `description` (notifications): the new issue's assignees and text. */
+  | { type: 'issue.created'; at: Date; issue: IssueSnapshot; assigneeIds?: string[]; description?: string }
   /**
    * Issues of one workspace whose priority or state changed, in one change (a PATCH is one issue, a bulk edit up to
    * 500): subscribers handle the set in a fixed number of statements. `actorId`: who made the change (issue
@@ -35,9 +48,23 @@ export type DomainEvent =
    */
   | { type: 'issues.updated'; at: Date; workspaceId: string; changes: { before: IssueSnapshot; after: IssueSnapshot }[]; actorId?: string }
   | { type: 'issue.deleted'; at: Date; issue: IssueSnapshot }
+  /**
+   * Issues of one workspace changed by one PATCH or bulk edit whose assignees, description, state, priority or
+   * target date changed, all in one event (notifications handle the set in a fixed number of statements). `states`
+   * names every state of `before`/`after` when a state changed (else empty).
+   */
+  | {
+      type: 'issues.changed';
+      at: Date;
+      workspaceId: string;
+      actorId: string;
+      changes: { before: IssueFacts; after: IssueFacts }[];
+      states: Record<string, { name: string; group: StateGroup }>;
+    }
   /** An update changed the issue's dates or estimates (history kinds `dates` and `estimate`). */
   | { type: 'issue.planning_changed'; at: Date; workspaceId: string; issueId: string; before: IssuePlanning; after: IssuePlanning; actorId?: string }
-  | { type: 'comment.created'; at: Date; issue: IssueSnapshot; authorId: string; commentId: string }
+  /** `body` (notifications: mentions, the excerpt). */
+  | { type: 'comment.created'; at: Date; issue: IssueSnapshot; authorId: string; commentId: string; body?: string }
   | {
       type: 'project.sla_policy_changed';
       at: Date;

@@ -7,3 +7,4 @@ export { createSlaSimulationService, type SlaSimulationService } from './sla-sim
 export { slaReportsRepository } from './sla-reports.repository.js';
 export { slaReportsRoutes } from './sla-reports.routes.js';
 export { createSlaReportsService, type SlaReportsService } from './sla-reports.service.js';
+export type { SlaCrossing, SlaCrossingListener } from './sla.events.js';

@@ -25,7 +25,21 @@ export interface SlaEventsDeps {
 
 const CLAIM = 200;
 
+/** A threshold crossed, as the SLA event that records it names it: told to the listeners (notifications) in its transaction. */
+export interface SlaCrossing {
+  workspaceId: string;
+  issueId: string;
+  projectId: string;
+  type: 'sla.at_risk' | 'sla.breached';
+  target: 'response' | 'resolution';
+  /** When the target is (or was) due. */
+  dueAt: Date;
+}
+
+export type SlaCrossingListener = (tx: Tx, crossings: SlaCrossing[]) => Promise<void>;
+
 export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEventsDeps) {
+  const crossingListeners: SlaCrossingListener[] = [];
   const stateRef = (stateId: string, group: string, pauses: Map<string, boolean>) => ({ state_id: stateId, group, pauses_sla: pauses.get(stateId) ?? false });
   const entry = (workspaceId: string, issueId: string, at: Date, actorId: string | null, kind: HistoryKind, from: unknown, to: unknown) => ({
     id: newId(),
@@ -170,6 +184,11 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
 
     catchUp,
 
+    /** Listens to the thresholds crossed, in the transaction that records their events (notifications, 26.2). */
+    onCrossings(listener: SlaCrossingListener) {
+      crossingListeners.push(listener);
+    },
+
     /**
      * Records `sla.at_risk` / `sla.breached` for every threshold crossed before now whose event is not recorded yet:
      * each tracker is claimed by one instance (SKIP LOCKED) and marked sent in the transaction of its events, so each
@@ -189,6 +208,7 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
             rows.map((r) => r.workspace_id),
           );
           const events: OutboxEvent[] = [];
+          const crossings: SlaCrossing[] = [];
           const sent: SentFlags[] = [];
           for (const row of rows) {
             const crossed = (instant: Date | null, done: boolean) => !done && instant !== null && instant.getTime() < at;
@@ -199,7 +219,17 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
             if (crossed(row.resolution_breach_at, row.resolution_breach_sent)) due.push(['resolution', 'sla.breached']);
             if (!due.length) continue;
             const tracker = trackerListItem(row, row.calendar_id ? (calendars.get(row.calendar_id) ?? null) : null, now);
-            for (const [target, type] of due) events.push({ workspaceId: row.workspace_id, type, data: { target, tracker } });
+            for (const [target, type] of due) {
+              events.push({ workspaceId: row.workspace_id, type, data: { target, tracker } });
+              crossings.push({
+                workspaceId: row.workspace_id,
+                issueId: row.issue_id,
+                projectId: row.issue_project_id,
+                type,
+                target,
+                dueAt: target === 'response' ? row.response_due_at : row.resolution_due_at,
+              });
+            }
             sent.push({
               workspace_id: row.workspace_id,
               id: row.id,
@@ -213,6 +243,7 @@ export function createSlaEvents({ db, repo, clock, retargeter, outbox }: SlaEven
           // embedded database is one connection, and every request waits while this transaction holds it.
           await outbox.recordMany(tx, events);
           await repo.markSent(tx, sent);
+          if (crossings.length) for (const listener of crossingListeners) await listener(tx, crossings);
           recorded += events.length;
           return rows.length;
         });

@@ -120,6 +120,9 @@ export function createSlaService(deps: SlaDeps) {
 
     subscribe: slaEvents.subscribe,
 
+    /** Thresholds crossed (at risk, breached), told in the transaction that records their SLA events (notifications). */
+    onCrossings: slaEvents.onCrossings,
+
     /**
      * The `sla.totals` job: brings the kept breached and at-risk counts (migration 1070) of every workspace last
      * brought up more than TOTALS_STALE_MS ago up to now, TOTALS_BATCH workspaces per transaction. A reader is exact

@@ -6,6 +6,7 @@ export {
   createWorkItemsService,
   type IssueFilterProvider,
   type IssueSortProvider,
+  type IssueWatchingProvider,
   issueView,
   type WorkItemsService,
 } from './work-items.service.js';

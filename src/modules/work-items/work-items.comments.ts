@@ -74,6 +74,7 @@ export function createCommentsService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 
           issue: issueSnapshot(issue),
           authorId: actor.userId,
           commentId: comment.id,
+          body: comment.body,
         });
         // A new comment has no attachments yet: files are attached to an existing comment.
         const view = commentView(comment, []);

@@ -44,6 +44,12 @@ export type AttachmentView = Static<typeof Attachment>;
  */
 export type CommentAttachmentsProvider = (tx: Executor, workspaceId: string, commentIds: string[]) => Promise<Map<string, AttachmentView[]>>;
 
+/**
+ * Which of these issues (of one workspace) the user watches, from the module that owns watchers (notifications): one
+ * call per page or answer, never one per issue. An issue absent from the set is not watched.
+ */
+export type IssueWatchingProvider = (tx: Executor, workspaceId: string, userId: string, issueIds: string[]) => Promise<Set<string>>;
+
 export interface WorkItemsDeps {
   db: Db;
   repo: WorkItemsRepository;

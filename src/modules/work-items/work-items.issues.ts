@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, conflict, type FieldError, invalid, notFound } from '../../kernel/errors.js';
-import type { IssuePlanning, IssueSnapshot } from '../../kernel/events.js';
+import type { IssueFacts, IssuePlanning, IssueSnapshot, StateGroup } from '../../kernel/events.js';
 import { newId } from '../../kernel/ids.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
 import { idList, parseList, queryValues, uuidList } from '../../kernel/query-lists.js';
@@ -13,7 +13,7 @@ import { isLocalDate } from '../../kernel/time.js';
 import { PRIORITIES, type Priority, STATE_GROUPS } from '../../kernel/work-items.js';
 import { projectOf } from './work-items.projects.js';
 import { type IssueCondition, type IssueSortKey, priorityRank, type WorkItemsRepository } from './work-items.repository.js';
-import type { IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.deps.js';
+import type { IssueFilterProvider, IssueSortProvider, IssueWatchingProvider, WorkItemsDeps } from './work-items.deps.js';
 import { stateOf } from './work-items.states.js';
 import { issueCardView, issueSnapshot, issueView } from './work-items.views.js';
 
@@ -53,6 +53,18 @@ function applyPlanning(current: IssuePlanning, input: PlanningInput, base = '', 
   if (errors.length) throw new AppError('validation_failed', `${errors[0]!.path} ${errors[0]!.message}`, errors);
   return next;
 }
+
+/** What notifications compare across a change (the `issues.changed` event). */
+const factsOf = (i: IssueRow): IssueFacts => ({
+  id: i.id,
+  projectId: i.project_id,
+  stateId: i.state_id,
+  stateGroup: i.state_group,
+  priority: i.priority,
+  assigneeIds: i.assignee_ids,
+  description: i.description,
+  targetDate: i.target_date,
+});
 
 const planningOf = (i: IssuePlanning): IssuePlanning => ({
   start_date: i.start_date,
@@ -180,6 +192,24 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
   const { db, repo, clock, events, identity, outbox } = deps;
   const issueFilters: IssueFilterProvider[] = [];
   const issueSorts: IssueSortProvider[] = [];
+  let issueWatching: IssueWatchingProvider | undefined;
+
+  /** The views with `watching` for the caller (one call for all of them); the views as they are without a provider. */
+  async function withWatching<T extends { id: string }>(
+    tx: Executor,
+    workspaceId: string,
+    userId: string,
+    views: T[],
+  ): Promise<(T & { watching?: boolean })[]> {
+    if (!issueWatching || !views.length) return views;
+    const watched = await issueWatching(
+      tx,
+      workspaceId,
+      userId,
+      views.map((v) => v.id),
+    );
+    return views.map((v) => ({ ...v, watching: watched.has(v.id) }));
+  }
 
   /** `order_by`: a core field or another module's key, `-` for descending. */
   async function sortOf(workspaceId: string, projectId: string | null, orderBy: string | undefined, query: Record<string, unknown> = {}) {
@@ -294,6 +324,24 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
     }
     await appendIssueHistory(tx, history);
     if (moved.length) await events.publish(tx, { type: 'issues.updated', at: now, workspaceId, changes: moved, actorId });
+    const told = befores.flatMap((before, i) => {
+      const after = afters[i]!;
+      const same =
+        sameIds(before.assignee_ids, after.assignee_ids) &&
+        before.description === after.description &&
+        before.state_id === after.state_id &&
+        before.priority === after.priority &&
+        before.target_date === after.target_date;
+      return same ? [] : [{ before: factsOf(before), after: factsOf(after) }];
+    });
+    if (told.length) {
+      // The states' names (the notifications show them), in one query only when a state changed.
+      const states: Record<string, { name: string; group: StateGroup }> = {};
+      if (told.some((c) => c.before.stateId !== c.after.stateId)) {
+        for (const s of await repo.listStates(tx, workspaceId, projectId)) states[s.id] = { name: s.name, group: s.group };
+      }
+      await events.publish(tx, { type: 'issues.changed', at: now, workspaceId, actorId, changes: told, states });
+    }
 
     // Within a bulk edit a later UPDATE can change what an earlier one answered (a parent's sub-issues, an issue's
     // blocker): read the set once more as it now is.
@@ -415,7 +463,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
       },
       query,
     );
-    return pageOf(rows.map(issueView), total, query);
+    return pageOf(await withWatching(db, ws.workspaceId, me, rows.map(issueView)), total, query);
   }
 
   return {
@@ -425,6 +473,11 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
 
     registerIssueSort(provider: IssueSortProvider) {
       issueSorts.push(provider);
+    },
+
+    /** The notifications module tells whether the caller watches an issue (one provider; a later one replaces it). */
+    registerIssueWatching(provider: IssueWatchingProvider) {
+      issueWatching = provider;
     },
 
     /**
@@ -506,16 +559,22 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
           completed_at: state.group === 'completed' ? now : null,
           ...planning,
         });
-        await events.publish(tx, { type: 'issue.created', at: now, issue: issueSnapshot(issue) });
+        await events.publish(tx, {
+          type: 'issue.created',
+          at: now,
+          issue: issueSnapshot(issue),
+          assigneeIds: issue.assignee_ids,
+          description: issue.description,
+        });
         const view = issueView(issue);
         await outbox.record(tx, { workspaceId: ws.workspaceId, type: 'issue.created', data: view });
-        return view;
+        return (await withWatching(tx, ws.workspaceId, actor.userId, [view]))[0]!;
       });
     },
 
     async getIssue(actor: Actor, slug: string, projectId: string, issueId: string) {
       const ws = await identity.access(actor, slug, 'read');
-      return issueView(await issueOf(repo, ws.workspaceId, projectId, issueId, db));
+      return (await withWatching(db, ws.workspaceId, actor.userId, [issueView(await issueOf(repo, ws.workspaceId, projectId, issueId, db))]))[0]!;
     },
 
     async updateIssue(actor: Actor, slug: string, projectId: string, issueId: string, input: Omit<IssueChange, 'add_label_ids' | 'remove_label_ids'>) {
@@ -523,8 +582,8 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         const ws = await identity.access(actor, slug, 'write_items', tx);
         if (typeof input.parent_id === 'string') await repo.lockHierarchy(tx, projectId);
         const before = await issueOf(repo, ws.workspaceId, projectId, issueId, tx, true);
-        const [view] = await changeIssues(tx, ws.workspaceId, actor.userId, projectId, [before], input, '');
-        return view!;
+        const views = await changeIssues(tx, ws.workspaceId, actor.userId, projectId, [before], input, '');
+        return (await withWatching(tx, ws.workspaceId, actor.userId, views))[0]!;
       });
     },
 
@@ -544,7 +603,7 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         if (typeof input.set.parent_id === 'string') await repo.lockHierarchy(tx, projectId);
         const befores = await lockBulk(tx, ws.workspaceId, projectId, input.issue_ids);
         const issues = await changeIssues(tx, ws.workspaceId, actor.userId, projectId, befores, input.set, '/set');
-        return { updated: issues.length, issues };
+        return { updated: issues.length, issues: await withWatching(tx, ws.workspaceId, actor.userId, issues) };
       });
     },
 

@@ -97,6 +97,13 @@ export const Issue = Type.Object({
   ),
   blocked: Type.Boolean({ description: 'An issue that blocks this one is neither completed nor cancelled (read-only)' }),
   attachment_count: Type.Integer({ description: 'Files attached to the issue, including those of its comments (read-only)' }),
+  watching: Type.Optional(
+    Type.Boolean({
+      description:
+        'The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, ' +
+        'update and bulk edit; not in webhook payloads',
+    }),
+  ),
 });
 
 /** An issue as search results and similar issues show it (contract 23.1): the record with its key and its state by name. */

@@ -6,7 +6,14 @@ import { createProjectsService } from './work-items.projects.js';
 import { createRelationsService } from './work-items.relations.js';
 import { createStatesService } from './work-items.states.js';
 
-export type { AttachmentView, CommentAttachmentsProvider, IssueFilterProvider, IssueSortProvider, WorkItemsDeps } from './work-items.deps.js';
+export type {
+  AttachmentView,
+  CommentAttachmentsProvider,
+  IssueFilterProvider,
+  IssueSortProvider,
+  IssueWatchingProvider,
+  WorkItemsDeps,
+} from './work-items.deps.js';
 export { issueCardView, issueSnapshot, issueView, projectView } from './work-items.views.js';
 
 export type WorkItemsService = ReturnType<typeof createWorkItemsService>;
