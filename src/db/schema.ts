@@ -33,3 +33,12 @@ export interface Database {
   sandbox_cards: SandboxCardsTable;
   sandbox_charges: SandboxChargesTable;
 }
+
+// Invitations and password resets (migration 1097, contract 26.4 and 26.5).
+import type { InvitationRetiredTokensTable, InvitationsTable, PasswordResetsTable } from './tables/invitations.js';
+
+export interface Database {
+  invitations: InvitationsTable;
+  invitation_retired_tokens: InvitationRetiredTokensTable;
+  password_resets: PasswordResetsTable;
+}
