@@ -105,6 +105,21 @@ export function identityRepository() {
         .execute();
     },
 
+    setPasswordHash(tx: Executor, userId: string, passwordHash: string, now: Date) {
+      return tx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', userId).execute();
+    },
+
+    /** Revokes every live session token of the user (personal API tokens stay). */
+    revokeSessions(tx: Executor, userId: string, now: Date) {
+      return tx
+        .updateTable('api_tokens')
+        .set({ revoked_at: now })
+        .where('user_id', '=', userId)
+        .where('kind', '=', 'session')
+        .where('revoked_at', 'is', null)
+        .execute();
+    },
+
     async revokeToken(tx: Executor, userId: string, tokenId: string, kind: 'session' | 'personal' | null, now: Date) {
       let q = tx.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', tokenId).where('user_id', '=', userId).where('revoked_at', 'is', null);
       if (kind) q = q.where('kind', '=', kind);

@@ -13,10 +13,14 @@ export const User = Type.Object({
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 
+/** The sign-up password rules (contract 3), also for invitations and password reset. */
+export const Password = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });
+export const DisplayName = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
+
 export const SignUpBody = Type.Object({
   email: Email,
-  password: Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' }),
-  display_name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+  password: Password,
+  display_name: DisplayName,
 });
 
 export const SignInBody = Type.Object({

@@ -60,25 +60,27 @@ export function createIdentityService(deps: IdentityDeps) {
     return { row, secret };
   }
 
-  async function createUser(input: { email: string; password: string; display_name: string }) {
-    const email = normalizeEmail(input.email);
-    const passwordHash = await hash(input.password);
-    return db.transaction().execute(async (tx) => {
-      await repo.lockFirstUser(tx);
-      const first = (await repo.countUsers(tx)) === 0;
-      const now = clock.now();
-      const user = await repo.insertUser(tx, {
-        id: newId(),
-        email,
-        display_name: input.display_name.trim(),
-        password_hash: passwordHash,
-        is_instance_admin: first,
-        created_at: now,
-        updated_at: now,
-      });
-      if (!user) throw conflict('A user with this e-mail already exists');
-      return user;
+  /** Inserts an account in `tx` (the first one is the instance admin); 409 when the e-mail has one. */
+  async function insertAccount(tx: Tx, input: { email: string; display_name: string; passwordHash: string }) {
+    await repo.lockFirstUser(tx);
+    const first = (await repo.countUsers(tx)) === 0;
+    const now = clock.now();
+    const user = await repo.insertUser(tx, {
+      id: newId(),
+      email: normalizeEmail(input.email),
+      display_name: input.display_name.trim(),
+      password_hash: input.passwordHash,
+      is_instance_admin: first,
+      created_at: now,
+      updated_at: now,
     });
+    if (!user) throw conflict('A user with this e-mail already exists');
+    return user;
+  }
+
+  async function createUser(input: { email: string; password: string; display_name: string }) {
+    const passwordHash = await hash(input.password);
+    return db.transaction().execute((tx) => insertAccount(tx, { ...input, passwordHash }));
   }
 
   async function access(actor: Actor, slug: string, permission: Permission, tx: Executor = db): Promise<WorkspaceAccess> {
@@ -175,6 +177,47 @@ export function createIdentityService(deps: IdentityDeps) {
     /** The creator of a workspace becomes its admin (called inside the workspace's creating transaction). */
     async addOwner(tx: Tx, workspaceId: string, userId: string) {
       await repo.insertMember(tx, { workspace_id: workspaceId, user_id: userId, role: 'admin', created_at: clock.now() });
+    },
+
+    // ---- accounts for invitations and password reset (contract 26.4, 26.5), inside the caller's transaction ----
+
+    /** An argon2id hash of a password (slow: call it before opening a transaction). */
+    hashPassword: (password: string): Promise<string> => hash(password),
+
+    /** The account with this e-mail (any case), without its password hash. */
+    async findUserByEmail(tx: Executor, email: string) {
+      const user = await repo.findUserByEmail(tx, normalizeEmail(email));
+      if (!user) return undefined;
+      const { password_hash: _, ...rest } = user;
+      return rest;
+    },
+
+    /** Creates an account and a session for it, as sign-up answers them (`{user, token}`), also with sign-up off. */
+    async createAccount(tx: Tx, input: { email: string; display_name: string; passwordHash: string }) {
+      const user = await insertAccount(tx, input);
+      const { secret } = await issueToken(user.id, 'session', 'session', addMs(clock.now(), deps.sessionTtlDays * DAY_MS), tx);
+      return { user: userView(user), token: secret };
+    },
+
+    /** Sets a new password and revokes every session of the user; personal API tokens stay. */
+    async resetPassword(tx: Tx, userId: string, passwordHash: string) {
+      const now = clock.now();
+      await repo.setPasswordHash(tx, userId, passwordHash, now);
+      await repo.revokeSessions(tx, userId, now);
+    },
+
+    /** The membership as the members routes show it, or undefined. */
+    async findMembership(tx: Executor, workspaceId: string, userId: string) {
+      const member = await repo.findMember(tx, workspaceId, userId);
+      return member ? memberView(member) : undefined;
+    },
+
+    /** Adds a membership without asking the plan (an accepted invitation was counted while pending); 409 if one exists. */
+    async addMembership(tx: Tx, workspaceId: string, userId: string, role: Role) {
+      if (!(await repo.insertMember(tx, { workspace_id: workspaceId, user_id: userId, role, created_at: clock.now() }))) {
+        throw conflict('This user is already a member');
+      }
+      return memberView((await repo.findMember(tx, workspaceId, userId))!);
     },
 
     /** Throws 400 unless every id is a member of the workspace. */
