@@ -7,7 +7,7 @@ import type { BillingRepository, PlanRow } from '../billing.repository.js';
 import { featuresOf } from '../billing.views.js';
 
 export interface PlanGateDeps {
-  repo: Pick<BillingRepository, 'findSubscription' | 'findPlan' | 'lockWorkspace' | 'countMembers' | 'countProjects'>;
+  repo: Pick<BillingRepository, 'findSubscription' | 'findPlan' | 'lockWorkspace' | 'countMembers' | 'countPendingInvitations' | 'countProjects'>;
   clock: Clock;
   graceDays: number;
 }
@@ -33,8 +33,10 @@ export function createPlanGate(deps: PlanGateDeps): PlanGate<Executor> {
       await repo.lockWorkspace(tx, workspaceId);
       const plan = await planOf(tx, workspaceId);
       if (unlimited(plan.max_users)) return;
-      if ((await repo.countMembers(tx, workspaceId)) >= plan.max_users) {
-        throw new AppError('plan_limit_reached', `The ${plan.name} plan allows ${plan.max_users} members; upgrade to add more`);
+      // Members plus pending invitations hold the seats (26.4): an invitation is counted when it is sent.
+      const seats = Number(await repo.countMembers(tx, workspaceId)) + (await repo.countPendingInvitations(tx, workspaceId, clock.now()));
+      if (seats >= plan.max_users) {
+        throw new AppError('plan_limit_reached', `The ${plan.name} plan allows ${plan.max_users} members (pending invitations included); upgrade to add more`);
       }
     },
     async assertCanAddProject(tx, workspaceId) {

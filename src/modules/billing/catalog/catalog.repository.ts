@@ -41,6 +41,19 @@ export function catalogRepository() {
         .then((r) => r.n);
     },
 
+    /** Invitations still pending (not accepted, revoked or expired): each holds a seat until it is answered (26.4). */
+    countPendingInvitations(tx: Executor, workspaceId: string, now: Date) {
+      return tx
+        .selectFrom('invitations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('accepted_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    },
+
     countProjects(tx: Executor, workspaceId: string) {
       return tx
         .selectFrom('projects')
