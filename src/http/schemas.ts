@@ -39,6 +39,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Your role does not allow this action',
   404: 'Not found, or not visible to you',
   409: 'Conflicts with the current state',
+  410: 'Gone: the token was used, revoked or replaced, or has expired',
   413: 'Body over 1 MiB',
   415: 'Content type is not application/json',
   429: 'Too many requests; see Retry-After',

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   option_in_use: 409,
+  /** An invitation's token that was used, revoked, replaced by a resend, or has expired (26.4). */
+  invitation_expired: 410,
   payload_too_large: 413,
   /** A file over `ATTACHMENT_MAX_MB` (25.1). */
   file_too_large: 413,
