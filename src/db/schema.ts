@@ -3,6 +3,7 @@ import type { BaselinesTables } from './tables/baselines.js';
 import type { BillingTables } from './tables/billing.js';
 import type { CoreTables } from './tables/core.js';
 import type { CustomPropertiesTables } from './tables/custom-properties.js';
+import type { MailTables } from './tables/mail.js';
 import type { NotificationsTables } from './tables/notifications.js';
 import type { SavedViewsTables } from './tables/saved-views.js';
 import type { SearchTables } from './tables/search.js';
@@ -23,7 +24,8 @@ export interface Database
     SavedViewsTables,
     SearchTables,
     AttachmentsTables,
-    NotificationsTables {}
+    NotificationsTables,
+    MailTables {}
 
 // The sandbox provider's stored cards and recurring charges (migration 1061): a block of its own, merged into the
 // interface above, so that it stays apart from the modules' tables.

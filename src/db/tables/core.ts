@@ -10,6 +10,8 @@ export interface UsersTable {
   display_name: string;
   password_hash: string;
   is_instance_admin: Generated<boolean>;
+  /** Migration 1096: IANA time zone (the mail digest's hour is read in it). */
+  time_zone: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
