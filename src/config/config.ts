@@ -44,6 +44,22 @@ export interface WebhookConfig {
   retentionDays: number;
 }
 
+/** E-mail (contract 26.3). */
+export interface MailConfig {
+  /** SMTP_URL (`smtp://` or `smtps://user:pass@host:port`); null: mails are kept in the database, nothing is sent. */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the sender of every mail; default `Work Item Service <no-reply@{PUBLIC_BASE_URL's host}>`. */
+  from: string;
+  /** MAIL_RETRY_SCHEDULE: seconds before each retry of a mail; its length + 1 is the number of attempts. */
+  retryScheduleS: number[];
+  /** MAIL_POLL_MS: how often each instance looks for due mail and due notification batches. */
+  pollMs: number;
+  /** MAIL_TIMEOUT_MS: an SMTP connection or command that has not answered within this time failed (retried). */
+  timeoutMs: number;
+  /** MAIL_BATCH_WINDOW_S: instant notification mails to one user within this window are one mail (default 120). */
+  batchWindowS: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -100,6 +116,8 @@ export interface Config {
   billingSeller: { name: string; taxId: string | null; taxOffice: string | null; address: string | null };
   /** Where attachments are stored (contract 25.2). */
   storage: StorageConfig;
+  /** E-mail (contract 26.3). */
+  mail: MailConfig;
 }
 
 /** STORAGE and its settings (contract 25.1, 25.2). */
@@ -297,6 +315,38 @@ function storageConfig(env: Env): StorageConfig {
   };
 }
 
+/** SMTP_URL: `smtp://` or `smtps://`, a host, an optional port and `user:pass` (the password is never echoed). */
+function smtpUrl(env: Env): string | null {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return null;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') || !parsed.hostname || (parsed.pathname !== '' && parsed.pathname !== '/')) {
+    throw new ConfigError('SMTP_URL must be smtp://host:port or smtps://user:pass@host:port (user and password optional)');
+  }
+  if (parsed.password && !parsed.username) throw new ConfigError('SMTP_URL has a password without a user name');
+  return raw;
+}
+
+/** MAIL_FROM: `address` or `Name <address>`; default a no-reply address at PUBLIC_BASE_URL's host. */
+function mailFrom(env: Env, publicBaseUrl: string): string {
+  const raw = env.MAIL_FROM?.trim();
+  if (!raw) {
+    const host = new URL(publicBaseUrl).hostname;
+    const domain = /[a-z]/i.test(host) && !host.includes(':') && !host.startsWith('[') ? host : 'localhost';
+    return `Work Item Service <no-reply@${domain}>`;
+  }
+  const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw;
+  if (raw.length > 320 || /[\r\n]/.test(raw) || !/^[^\s@<>]+@[^\s@<>]+$/.test(address)) {
+    throw new ConfigError(`MAIL_FROM must be an e-mail address or "Name <address>", got "${raw}"`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
@@ -386,6 +436,14 @@ export function loadConfig(env: Env = process.env): Config {
     billingTaxRateBp: int(env, 'BILLING_TAX_RATE_BP', 2000, 0, 10_000),
     billingSeller: billingSeller(env),
     storage: storageConfig(env),
+    mail: {
+      smtpUrl: smtpUrl(env),
+      from: mailFrom(env, publicBaseUrl),
+      retryScheduleS: secondsList(env, 'MAIL_RETRY_SCHEDULE', [10, 60, 300, 1800, 7200, 21600, 86400]),
+      pollMs: int(env, 'MAIL_POLL_MS', 2000, 100, 3_600_000),
+      timeoutMs: int(env, 'MAIL_TIMEOUT_MS', 30_000, 100, 300_000),
+      batchWindowS: int(env, 'MAIL_BATCH_WINDOW_S', 120, 0, 86_400),
+    },
   };
   return Object.freeze(config);
 }
