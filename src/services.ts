@@ -37,6 +37,8 @@ import { createWorkItemsService, type WorkItemsService, workItemsRepository } fr
 import { createWorkspacesService, type WorkspacesService, workspacesRepository } from './modules/workspaces/index.js';
 import { createSavedViewsService, type SavedViewsService, savedViewsRepository } from './modules/saved-views/index.js';
 import { createSearchService, type SearchService, searchRepository } from './modules/search/index.js';
+import { createNotificationsService, type NotificationsService, notificationsRepository } from './modules/notifications/index.js';
+import { createMailQueue, type MailOutbox, mailRepository } from './modules/mail/index.js';
 import {
   attachmentsRepository,
   type AttachmentsService,
@@ -70,6 +72,8 @@ export interface AppServices {
   attachments: AttachmentsService;
   /** Resumable (tus) uploads of attachments (contract 25.4). */
   tusUploads: TusUploads;
+  /** Watchers, the inbox and who is told what (contract 26.1, 26.2); its `notifier` is the `Notifier` port. */
+  notifications: NotificationsService;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -96,6 +100,8 @@ export interface Services {
   jobs: PeriodicJob[];
   /** Events that leave the service (webhooks), recorded in the transaction of the change. */
   outbox: Outbox<Tx>;
+  /** E-mail to send (contract 26.3), queued in the transaction of the change, sent after its commit. */
+  mail: MailOutbox;
   /** Stops the background webhook worker. */
   close(): Promise<void>;
 }
@@ -117,6 +123,11 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   const webhooksRepo = webhooksRepository();
   const webhookWorker = createWorker({ db, repo: webhooksRepo, clock, sender: createSender(config.webhooks), config: config.webhooks, log, metrics });
   const outbox = createOutbox({ repo: webhooksRepo, clock, onDeliveries: () => webhookWorker.wake() });
+
+  // E-mail (contract 26.3): mails are queued in the mail outbox in the transaction of the change; the mail worker
+  // sends them after the commit (waking right after such a commit), with retries.
+  const mailRepo = mailRepository();
+  const mailQueue = createMailQueue({ repo: mailRepo, clock, from: config.mail.from });
 
   const billingRepo = billingRepository();
   const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
@@ -149,6 +160,13 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   sla.subscribe(events);
   jobs.push({ name: 'sla.events', run: () => sla.runEvents(), intervalMs: config.slaEventsIntervalMs });
   jobs.push({ name: 'sla.totals', run: () => sla.runTotals(), intervalMs: config.slaEventsIntervalMs });
+  // Notifications (contract 26.1, 26.2): watchers and the inbox, written in the transaction of each change (work-item
+  // events, SLA crossings); `watching` on the issues. The mail module listens through `notifications.onCreated`.
+  const notifications = createNotificationsService({ db, repo: notificationsRepository(), clock, identity, workItems });
+  notifications.subscribe(events);
+  sla.onCrossings(notifications.onSlaCrossings);
+  workItems.registerIssueWatching(notifications.watchingOf);
+
   const slaReports = createSlaReportsService({ db, repo: slaReportsRepository(), clock, identity });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
   const slaSimulation = createSlaSimulationService({ db, repo: slaSimulationRepository(), clock, identity });
@@ -297,9 +315,11 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       search,
       attachments,
       tusUploads,
+      notifications,
     },
     jobs,
     outbox,
+    mail: mailQueue,
     close: () => webhookWorker.close(),
   };
 }
