@@ -33,6 +33,7 @@ import { webhooksRoutes } from './modules/webhooks/index.js';
 import { savedViewsRoutes } from './modules/saved-views/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { attachmentsRoutes, tusRoutes } from './modules/attachments/index.js';
+import { notificationsRoutes } from './modules/notifications/index.js';
 import { type AppServices, buildServices, type PeriodicJob } from './services.js';
 
 export type { AppServices, PeriodicJob };
@@ -180,6 +181,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(searchRoutes, { search: services.search });
   await app.register(attachmentsRoutes, { attachments: services.attachments });
   await app.register(tusRoutes, { uploads: services.tusUploads });
+  await app.register(notificationsRoutes, { notifications: services.notifications });
 
   return app;
 }
