@@ -19,6 +19,7 @@ const MODULES = [
   'saved-views',
   'search',
   'attachments',
+  'notifications',
 ];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */
