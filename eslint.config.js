@@ -20,6 +20,7 @@ const MODULES = [
   'search',
   'attachments',
   'notifications',
+  'mail',
 ];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */
