@@ -20,6 +20,9 @@ export interface AuthLimiters {
   signInByEmail: AttemptLimiter;
   signInByIp: AttemptLimiter;
   signUpByIp: AttemptLimiter;
+  /** Password reset requests per e-mail, and requests and failed confirms per client address: as sign-in's (26.5). */
+  passwordResetByEmail: AttemptLimiter;
+  passwordResetByIp: AttemptLimiter;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -92,5 +95,7 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
     signInByEmail: limiter('signin-email', rateLimits.signInFailures, rateLimits.signInWindowMs),
     signInByIp: limiter('signin-ip', rateLimits.signInFailures, rateLimits.signInWindowMs),
     signUpByIp: limiter('signup-ip', rateLimits.signUps, rateLimits.signUpWindowMs),
+    passwordResetByEmail: limiter('reset-email', rateLimits.signInFailures, rateLimits.signInWindowMs),
+    passwordResetByIp: limiter('reset-ip', rateLimits.signInFailures, rateLimits.signInWindowMs),
   };
 }
