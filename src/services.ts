@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import type { Config } from './config/config.js';
 import type { DatabaseHandle, Tx } from './db/database.js';
 import { embeddedUpkeep } from './db/embedded-upkeep.js';
-import { NO_AUTH_LIMITS } from './kernel/attempt-limiter.js';
+import { type AttemptLimiter, NO_ATTEMPT_LIMIT, NO_AUTH_LIMITS } from './kernel/attempt-limiter.js';
 import { type Clock, systemClock } from './kernel/clock.js';
 import { createEventBus } from './kernel/events.js';
 import { type Metrics, NO_METRICS } from './kernel/metrics.js';
@@ -40,6 +40,14 @@ import { createSearchService, type SearchService, searchRepository } from './mod
 import { createNotificationsService, type NotificationsService, notificationsRepository } from './modules/notifications/index.js';
 import { createMailQueue, type MailOutbox, mailRepository } from './modules/mail/index.js';
 import {
+  createInvitationsService,
+  createPasswordResetService,
+  type InvitationsService,
+  invitationsRepository,
+  type PasswordResetService,
+  passwordResetRepository,
+} from './modules/invitations/index.js';
+import {
   attachmentsRepository,
   type AttachmentsService,
   createAttachmentsService,
@@ -74,6 +82,10 @@ export interface AppServices {
   tusUploads: TusUploads;
   /** Watchers, the inbox and who is told what (contract 26.1, 26.2); its `notifier` is the `Notifier` port. */
   notifications: NotificationsService;
+  /** Invitations to workspaces (contract 26.4). */
+  invitations: InvitationsService;
+  /** Password reset by a mailed link (contract 26.5). */
+  passwordReset: PasswordResetService;
 }
 
 /** Work that runs on a timer in `main.ts` (never in tests, which call `run` themselves). */
@@ -87,7 +99,7 @@ export interface PeriodicJob {
 /** What the services need from the process around them; the HTTP app passes its own, the CLI takes the defaults. */
 export interface ServicePorts {
   /** Sign-in and sign-up attempt limits (the HTTP app's rate-limit store); default: none (the CLI signs nobody in). */
-  limiters?: IdentityDeps['limiters'];
+  limiters?: IdentityDeps['limiters'] & { passwordResetByEmail?: AttemptLimiter; passwordResetByIp?: AttemptLimiter };
   /** Default: a pino logger at `LOG_LEVEL`. */
   log?: BillingLogger;
   /** Default: metrics that record nothing. */
@@ -166,6 +178,27 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   notifications.subscribe(events);
   sla.onCrossings(notifications.onSlaCrossings);
   workItems.registerIssueWatching(notifications.watchingOf);
+
+  // Invitations (26.4) and password reset (26.5): their mails go through the mail outbox, `invited` to the inbox.
+  const invitations = createInvitationsService({
+    db,
+    repo: invitationsRepository(),
+    clock,
+    identity,
+    planGate,
+    mail: mailQueue,
+    notifier: notifications.notifier,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  const passwordReset = createPasswordResetService({
+    db,
+    repo: passwordResetRepository(),
+    clock,
+    identity,
+    mail: mailQueue,
+    publicBaseUrl: config.publicBaseUrl,
+    limiters: { byEmail: ports.limiters?.passwordResetByEmail ?? NO_ATTEMPT_LIMIT, byIp: ports.limiters?.passwordResetByIp ?? NO_ATTEMPT_LIMIT },
+  });
 
   const slaReports = createSlaReportsService({ db, repo: slaReportsRepository(), clock, identity });
   metrics.collect('sla_trackers_breached', 'SLA trackers breached now, across every workspace', () => sla.countBreachedEverywhere());
@@ -316,6 +349,8 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       attachments,
       tusUploads,
       notifications,
+      invitations,
+      passwordReset,
     },
     jobs,
     outbox,
