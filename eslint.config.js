@@ -21,6 +21,7 @@ const MODULES = [
   'attachments',
   'notifications',
   'mail',
+  'invitations',
 ];
 
 /** Architecture rules (ARCHITECTURE.md): kernel/db/http never import modules; modules meet only at index.ts. */
