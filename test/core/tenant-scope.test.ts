@@ -37,6 +37,8 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'attachments.repository.ts#claimExpiredReservations': 'the storage duty frees the space of abandoned uploads of every workspace',
   'attachments.repository.ts#claimDeletions': 'the storage duty removes the stored files of deleted attachments of every workspace',
   'attachments.repository.ts#deleteDeletions': 'deletes the rows claimDeletions claimed (by id), once their files are gone',
+  'invitations.repository.ts#findByTokenHash': "an invitation's link names only its token (no workspace); everything after it is scoped by the row",
+  'invitations.repository.ts#isRetiredToken': 'a token replaced by a resend answers 410: its link names no workspace either',
   'work-items.counts.repository.ts#foldIssueCounts':
     'the issues.counts job moves the changes of the kept issue counts of every workspace into them and drops those left at zero',
 };
