@@ -18,7 +18,7 @@ export interface StoredNotification {
   created_at: Date;
 }
 
-export interface NotificationToWrite extends StoredNotification {}
+export type NotificationToWrite = StoredNotification;
 
 /** What the inbox reads of a user's notifications, across the workspaces they are a member of. */
 export interface InboxFilter {

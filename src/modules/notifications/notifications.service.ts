@@ -27,13 +27,13 @@ export function createNotificationsService(deps: NotificationsDeps) {
   }
 
   /** Whose inbox, over which workspaces: all the caller's, or (`workspace`) one of them (404 if not a member). */
-  async function scope(actor: Actor, workspace?: string) {
+  async function scope(actor: Actor, workspace?: string, tx: Executor = db) {
     const now = clock.now();
     if (workspace !== undefined) {
-      const ws = await identity.access(actor, workspace, 'read');
+      const ws = await identity.access(actor, workspace, 'read', tx);
       return { userId: actor.userId, workspaceIds: [ws.workspaceId], now, only: ws.workspaceId };
     }
-    const rows = await repo.memberWorkspaces(db, actor.userId);
+    const rows = await repo.memberWorkspaces(tx, actor.userId);
     return { userId: actor.userId, workspaceIds: rows.map((r) => r.workspace_id), now, only: null };
   }
 
@@ -47,7 +47,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
   async function change(actor: Actor, id: string, patch: { archived_at?: Date | null; snoozed_until?: Date | null }) {
     const notificationId = id.toLowerCase();
     return db.transaction().execute(async (tx) => {
-      const s = await scope(actor);
+      const s = await scope(actor, undefined, tx);
       if (!(await repo.updateOne(tx, s, notificationId, patch))) throw notFound('Notification');
       return viewOf(tx, actor, s.workspaceIds, notificationId);
     });
