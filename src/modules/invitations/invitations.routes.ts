@@ -105,14 +105,18 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<{ invitations: Invitat
           'sign-up is off) and answers 201 `{user, token, membership}`; an account that exists for the e-mail must sign in (409). ' +
           'A used, revoked, replaced or expired link: 410 `invitation_expired`; an unknown one: 404.',
         params: TokenParams,
-        body: Type.Optional(AcceptBody),
+        body: AcceptBody,
         response: { 200: Membership, 201: SignedUpMember, ...errorResponses(400, 403, 404, 409, 410) },
+      },
+      // Signed in, the request needs no body.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
       },
     },
     async (req, reply) => {
       const bearer = bearerToken(req);
       const actor = bearer ? await invitations.actorOfToken(bearer) : null;
-      const result = await invitations.accept(actor, req.params.token, req.body ?? undefined);
+      const result = await invitations.accept(actor, req.params.token, req.body);
       return reply.status(result.status).send(result.body);
     },
   );
