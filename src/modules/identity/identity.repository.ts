@@ -6,7 +6,7 @@ import type { Role } from './permissions.js';
 
 export type IdentityRepository = ReturnType<typeof identityRepository>;
 
-const userColumns = ['id', 'email', 'display_name', 'is_instance_admin', 'created_at'] as const;
+const userColumns = ['id', 'email', 'display_name', 'is_instance_admin', 'time_zone', 'created_at'] as const;
 const tokenColumns = ['id', 'name', 'prefix', 'kind', 'created_at', 'expires_at', 'last_used_at'] as const;
 
 const activeToken = prepared(
@@ -69,6 +69,16 @@ export function identityRepository() {
         .selectFrom('users')
         .select([...userColumns, 'password_hash'])
         .where('email', '=', email)
+        .executeTakeFirst();
+    },
+
+    /** `PATCH /api/users/me/`: the display name and time zone (26.3). */
+    updateProfile(tx: Executor, userId: string, patch: { display_name?: string; time_zone?: string }, now: Date) {
+      return tx
+        .updateTable('users')
+        .set({ ...patch, updated_at: now })
+        .where('id', '=', userId)
+        .returning(userColumns)
         .executeTakeFirst();
     },
 

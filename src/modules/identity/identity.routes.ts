@@ -13,6 +13,7 @@ import {
   SignInBody,
   SignUpBody,
   TokenParams,
+  UpdateMeBody,
   UpdateMemberBody,
   User,
 } from './identity.schemas.js';
@@ -51,6 +52,20 @@ export const identityRoutes: FastifyPluginAsyncTypebox<{ identity: IdentityServi
 
   app.get('/api/users/me/', { schema: { ...auth, summary: 'The signed-in user', response: { 200: User, ...errorResponses() } } }, async (req) =>
     identity.me(actorOf(req)),
+  );
+
+  app.patch(
+    '/api/users/me/',
+    {
+      schema: {
+        ...auth,
+        summary: 'Change your display name or time zone',
+        description: 'time_zone is an IANA name (`Europe/Istanbul`); an unknown zone is a 400. The mail digest is sent at its hour in this zone.',
+        body: UpdateMeBody,
+        response: { 200: User, ...errorResponses(400) },
+      },
+    },
+    async (req) => identity.updateMe(actorOf(req), req.body),
   );
 
   app.get(

@@ -8,6 +8,7 @@ export const User = Type.Object({
   email: Type.String({ format: 'email' }),
   display_name: Type.String(),
   is_instance_admin: Type.Boolean(),
+  time_zone: Type.String({ description: "IANA time zone (default UTC); the mail digest's hour is read in it" }),
   created_at: Timestamp,
 });
 
@@ -16,6 +17,14 @@ const Email = Type.String({ format: 'email', maxLength: 254 });
 /** The sign-up password rules (contract 3), also for invitations and password reset. */
 export const Password = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });
 export const DisplayName = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
+
+export const UpdateMeBody = Type.Object(
+  {
+    display_name: Type.Optional(DisplayName),
+    time_zone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone such as Europe/Istanbul (unknown: 400)' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 export const SignUpBody = Type.Object({
   email: Email,

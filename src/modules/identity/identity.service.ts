@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import { IANAZone } from 'luxon';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { AttemptLimiter } from '../../kernel/attempt-limiter.js';
 import { addMs, type Clock, DAY_MS } from '../../kernel/clock.js';
-import { AppError, conflict, forbidden, notFound } from '../../kernel/errors.js';
+import { AppError, conflict, forbidden, invalid, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import type { PlanGate } from '../../kernel/plan-gate.js';
 import type { IdentityRepository } from './identity.repository.js';
@@ -149,6 +150,18 @@ export function createIdentityService(deps: IdentityDeps) {
 
     async me(actor: Actor) {
       const user = await repo.findUserById(db, actor.userId);
+      if (!user) throw new AppError('unauthenticated', 'The user of this token no longer exists');
+      return userView(user);
+    },
+
+    /** `PATCH /api/users/me/` (26.3): the display name and the IANA time zone (an unknown zone: 400). */
+    async updateMe(actor: Actor, patch: { display_name?: string; time_zone?: string }) {
+      if (patch.time_zone !== undefined && !IANAZone.isValidZone(patch.time_zone)) throw invalid('/time_zone', `Unknown time zone "${patch.time_zone}"`);
+      const change = {
+        ...(patch.display_name !== undefined ? { display_name: patch.display_name.trim() } : {}),
+        ...(patch.time_zone !== undefined ? { time_zone: patch.time_zone } : {}),
+      };
+      const user = await repo.updateProfile(db, actor.userId, change, clock.now());
       if (!user) throw new AppError('unauthenticated', 'The user of this token no longer exists');
       return userView(user);
     },

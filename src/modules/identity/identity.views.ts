@@ -3,7 +3,7 @@ import type { Role } from './permissions.js';
 
 /** Rows of the identity tables as the API shows them. */
 
-type UserRow = { id: string; email: string; display_name: string; is_instance_admin: boolean; created_at: Date };
+type UserRow = { id: string; email: string; display_name: string; is_instance_admin: boolean; time_zone: string; created_at: Date };
 type TokenRow = {
   id: string;
   name: string;
@@ -19,6 +19,7 @@ export const userView = (u: UserRow) => ({
   email: u.email,
   display_name: u.display_name,
   is_instance_admin: u.is_instance_admin,
+  time_zone: u.time_zone,
   created_at: iso(u.created_at),
 });
 
