@@ -189,6 +189,26 @@ export function mailRepository() {
       return new Map(rows.map((r) => [r.id, r.display_name]));
     },
 
+    // ---- what a notification mail shows ----
+
+    /** Slugs and names of workspaces. */
+    async workspaces(tx: Executor, ids: string[]): Promise<{ id: string; slug: string; name: string }[]> {
+      if (!ids.length) return [];
+      return tx.selectFrom('workspaces').select(['id', 'slug', 'name']).where('id', 'in', ids).execute();
+    },
+
+    /** Issues of one workspace with their project and key parts. */
+    async issues(tx: Executor, workspaceId: string, ids: string[]) {
+      if (!ids.length) return [];
+      return tx
+        .selectFrom('issues as i')
+        .innerJoin('projects as p', (j) => j.onRef('p.workspace_id', '=', 'i.workspace_id').onRef('p.id', '=', 'i.project_id'))
+        .select(['i.id', 'i.name', 'i.project_id', 'i.sequence_id', 'p.identifier'])
+        .where('i.workspace_id', '=', workspaceId)
+        .where('i.id', 'in', ids)
+        .execute();
+    },
+
     // ---- the queue of notifications ----
 
     async queueNotifications(tx: Executor, rows: QueuedNotification[]): Promise<void> {

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import type { Tx } from '../../db/database.js';
+import type { MailStatus } from '../../db/tables/mail.js';
+import type { Actor } from '../../kernel/actor.js';
+import { AppError, forbidden, notFound } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import { NOTIFICATION_KINDS, type NotificationCreated, type NotificationListener } from '../../kernel/notices.js';
+import { type Page, type PageQuery, pageOf } from '../../kernel/pagination.js';
+import type { MailDeps } from './mail.deps.js';
+import { type NotificationPayload, renderNotificationMail } from './mail.render.js';
+import type { MailRow, QueuedNotification, SettingsRow } from './mail.repository.js';
+import { nextDigestAt, routeNotification, signUnsubscribe, type UnsubscribeScope, verifyUnsubscribe } from './mail.rules.js';
+import { mailView, settingsView } from './mail.views.js';
+
+export type MailService = ReturnType<typeof createMailService>;
+
+export interface SettingsChange {
+  email?: SettingsRow['email'];
+  digest_hour?: number;
+  kinds?: Partial<Record<string, boolean | undefined>>;
+}
+
+/** Users whose due notification mails one round of the duty composes at most (then it goes on). */
+const DUTY_BATCH = 100;
+
+/**
+ * E-mail (contract 26.3): the users' notification settings, the notification listener that queues what to mail, the
+ * duty that composes the instant batches and the daily digests, the signed unsubscribe links, the admin's view of
+ * the outbox, and a test mail.
+ */
+export function createMailService({ db, repo, clock, queue, worker, config, publicBaseUrl, log }: MailDeps) {
+  let signingKey: Promise<string> | null = null;
+  /** The instance's signing key: read (or made, by the first instance) once per process. */
+  const key = (): Promise<string> => {
+    signingKey ??= repo.signingKey(db, randomBytes(32).toString('base64url'), clock.now()).catch((err: unknown) => {
+      signingKey = null;
+      throw err;
+    });
+    return signingKey;
+  };
+  const unsubscribeUrl = (k: string, userId: string, scope: string) =>
+    `${publicBaseUrl}/api/mail/unsubscribe/${signUnsubscribe(k, userId, scope as UnsubscribeScope)}/`;
+
+  /** What the queue keeps of each notification: the workspace, the issue and its key, the actor's name. */
+  async function payloads(tx: Tx, notifications: NotificationCreated[]): Promise<Map<string, NotificationPayload>> {
+    const workspaceIds = [...new Set(notifications.map((n) => n.workspaceId))];
+    const workspaces = new Map((await repo.workspaces(tx, workspaceIds)).map((w) => [w.id, w]));
+    const issues = new Map<string, { id: string; name: string; project_id: string; sequence_id: number; identifier: string }>();
+    for (const workspaceId of workspaceIds) {
+      const ids = [...new Set(notifications.filter((n) => n.workspaceId === workspaceId && n.issueId).map((n) => n.issueId!))];
+      for (const issue of await repo.issues(tx, workspaceId, ids)) issues.set(`${workspaceId}:${issue.id}`, issue);
+    }
+    const actors = await repo.displayNames(tx, [...new Set(notifications.map((n) => n.actorId).filter((a): a is string => a !== null))]);
+    return new Map(
+      notifications.map((n) => {
+        const w = workspaces.get(n.workspaceId);
+        const issue = n.issueId ? issues.get(`${n.workspaceId}:${n.issueId}`) : undefined;
+        const payload: NotificationPayload = {
+          kind: n.kind,
+          data: JSON.parse(JSON.stringify(n.data ?? {})) as Record<string, unknown>,
+          workspace: { id: n.workspaceId, slug: w?.slug ?? null, name: w?.name ?? null },
+          issue: n.issueId
+            ? {
+                id: n.issueId,
+                key: issue ? `${issue.identifier}-${issue.sequence_id}` : null,
+                name: issue?.name ?? null,
+                project_id: issue?.project_id ?? (typeof n.data?.project_id === 'string' ? n.data.project_id : null),
+              }
+            : null,
+          actor: n.actorId ? (actors.get(n.actorId) ?? null) : null,
+          created_at: n.createdAt.toISOString(),
+        };
+        return [n.id, payload];
+      }),
+    );
+  }
+
+  /**
+   * The notification listener (in the transaction that wrote the notifications): each recipient's settings say
+   * whether and how it is mailed; what is mailed is queued with its due time (the batching window, or the digest).
+   */
+  const onNotifications: NotificationListener<Tx> = async (tx, created) => {
+    if (!created.length) return;
+    const recipients = new Map((await repo.recipients(tx, [...new Set(created.map((n) => n.userId))])).map((r) => [r.id, r]));
+    const routed = created.flatMap((n) => {
+      const r = recipients.get(n.userId);
+      const how = r ? routeNotification(r, n.kind) : null;
+      return r && how ? [{ n, r, how }] : [];
+    });
+    if (!routed.length) return;
+    const now = clock.now();
+    const shown = await payloads(
+      tx,
+      routed.map((x) => x.n),
+    );
+    const windowMs = config.batchWindowS * 1000;
+    const digestAt = new Map<string, Date>();
+    await repo.queueNotifications(
+      tx,
+      routed.map(({ n, r, how }) => {
+        let due: Date;
+        if (how === 'instant') due = new Date(now.getTime() + windowMs);
+        else {
+          due = digestAt.get(r.id) ?? nextDigestAt(now, r.digest_hour, r.time_zone);
+          digestAt.set(r.id, due);
+        }
+        return {
+          id: newId(),
+          workspace_id: n.workspaceId,
+          user_id: n.userId,
+          notification_id: n.id,
+          kind: n.kind,
+          delivery: how,
+          due_at: due,
+          payload: shown.get(n.id)! as unknown as Record<string, unknown>,
+          created_at: now,
+        };
+      }),
+    );
+  };
+
+  /** Composes the mails of one user's due items (in `tx`, which took them): an instant batch and/or a digest. */
+  async function composeFor(tx: Tx, userId: string, now: Date): Promise<number> {
+    const items = await repo.takeDue(tx, userId, now);
+    if (!items.length) return 0;
+    const [recipient] = await repo.recipients(tx, [userId]);
+    if (!recipient) return 0;
+    // Settings changed since an item was queued (a kind turned off, mail off): what is no longer wanted is dropped.
+    const wanted = items.filter((i) => routeNotification(recipient, i.kind) !== null);
+    const k = await key();
+    const ctx = {
+      publicBaseUrl,
+      recipient: { email: recipient.email_address, display_name: recipient.display_name, time_zone: recipient.time_zone },
+      unsubscribeUrl: (scope: string) => unsubscribeUrl(k, userId, scope),
+    };
+    const mails = (['instant', 'digest'] as const).flatMap((delivery) => {
+      const group: QueuedNotification[] = wanted.filter((i) => i.delivery === delivery);
+      if (!group.length) return [];
+      const rendered = renderNotificationMail(
+        group.map((i) => i.payload as unknown as NotificationPayload),
+        delivery === 'instant' ? 'notification' : 'digest',
+        ctx,
+      );
+      const workspaces = new Set(group.map((i) => i.workspace_id));
+      return [{ ...rendered, to: recipient.email_address, userId, workspaceId: workspaces.size === 1 ? group[0]!.workspace_id : null }];
+    });
+    await queue.enqueueMany(tx, mails);
+    return mails.length;
+  }
+
+  /** The duty: composes the mails of every user with due items (each user in a transaction of its own). */
+  async function runDuty(): Promise<number> {
+    const now = clock.now();
+    let queued = 0;
+    for (let round = 0; round < 50; round++) {
+      const users = await repo.dueUsers(db, now, DUTY_BATCH);
+      let progress = 0;
+      for (const userId of users) {
+        try {
+          const n = await db.transaction().execute((tx) => composeFor(tx, userId, now));
+          queued += n;
+          progress += n > 0 ? 1 : 0;
+        } catch (err) {
+          log?.warn({ err }, 'notification mail could not be composed');
+        }
+      }
+      if (users.length < DUTY_BATCH || progress === 0) break;
+    }
+    return queued;
+  }
+
+  async function getSettings(actor: Actor) {
+    return settingsView(await repo.findSettings(db, actor.userId));
+  }
+
+  async function putSettings(actor: Actor, change: SettingsChange) {
+    return db.transaction().execute(async (tx) => {
+      const current = await repo.findSettings(tx, actor.userId);
+      const off = new Set(current.kinds_off);
+      for (const [kind, on] of Object.entries(change.kinds ?? {})) {
+        if (on === true) off.delete(kind);
+        else if (on === false) off.add(kind);
+      }
+      const next: SettingsRow = {
+        email: change.email ?? current.email,
+        digest_hour: change.digest_hour ?? current.digest_hour,
+        kinds_off: (NOTIFICATION_KINDS as readonly string[]).filter((k) => off.has(k)),
+      };
+      const now = clock.now();
+      await repo.saveSettings(tx, actor.userId, next, now);
+      if (next.digest_hour !== current.digest_hour) {
+        const [me] = await repo.recipients(tx, [actor.userId]);
+        if (me) await repo.rescheduleDigest(tx, actor.userId, nextDigestAt(now, next.digest_hour, me.time_zone));
+      }
+      return settingsView(next);
+    });
+  }
+
+  /** What a signed unsubscribe link names, or a 404 (malformed, tampered with, another instance's, a deleted user). */
+  async function readToken(token: string) {
+    const found = verifyUnsubscribe(await key(), token);
+    if (!found || !(await repo.userExists(db, found.userId))) throw notFound('Unsubscribe link');
+    return found;
+  }
+
+  /** RFC 8058 one-click: turns the link's kind off (or, for a mail about several kinds, notification mail). */
+  async function unsubscribe(token: string): Promise<{ scope: UnsubscribeScope }> {
+    const { userId, scope } = await readToken(token);
+    const now = clock.now();
+    if (scope === '*') await repo.turnEmailOff(db, userId, now);
+    else await repo.turnKindOff(db, userId, scope, now);
+    return { scope };
+  }
+
+  function requireAdmin(actor: Actor) {
+    if (!actor.isInstanceAdmin && !actor.isOperator) throw forbidden('Only an instance admin can see the mail outbox');
+  }
+
+  return {
+    onNotifications,
+    runDuty,
+    getSettings,
+    putSettings,
+    readToken,
+    unsubscribe,
+
+    /** The outbox for the instance admin: newest first, optionally one state; never a body (they may hold tokens). */
+    async listMails(actor: Actor, query: PageQuery & { status?: MailStatus }): Promise<Page<ReturnType<typeof mailView>>> {
+      requireAdmin(actor);
+      const { rows, total } = await repo.listMails(db, query.status, query.offset, query.per_page);
+      return pageOf(rows.map(mailView), total, query);
+    },
+
+    /** One mail with its bodies (the operator's CLI: `mail show ID`). */
+    async showMail(actor: Actor, id: string): Promise<MailRow> {
+      requireAdmin(actor);
+      const row = /^[0-9a-f-]{36}$/i.test(id) ? await repo.findMail(db, id) : undefined;
+      if (!row) throw notFound('Mail');
+      return row;
+    },
+
+    /** Whether mail leaves the database (SMTP_URL is set). */
+    sends: worker.sends,
+
+    /**
+     * `mail test --to`: queues a test mail and sends it at once; answers the mail and the server's answer. Without
+     * SMTP_URL the mail is kept pending in the database.
+     */
+    async sendTest(actor: Actor, to: string) {
+      requireAdmin(actor);
+      if (!/^[^\s@<>]+@[^\s@<>]+$/.test(to) || to.length > 320)
+        throw new AppError('validation_failed', 'Give an e-mail address', [{ path: '/to', message: 'Not an e-mail address' }]);
+      const now = clock.now();
+      const text = `This is a test mail of the work-item service at ${publicBaseUrl}, sent ${now.toISOString()}.\n`;
+      const id = await db
+        .transaction()
+        .execute((tx) => queue.enqueue(tx, { to, subject: 'Test mail from the work-item service', text, html: `<p>${text.trim()}</p>`, category: 'test' }));
+      const [outcome] = await worker.sendNow([id]);
+      return { id, sent: worker.sends, outcome: outcome ?? null, mail: (await repo.findMail(db, id))! };
+    },
+  };
+}
