@@ -38,7 +38,15 @@ import { createWorkspacesService, type WorkspacesService, workspacesRepository }
 import { createSavedViewsService, type SavedViewsService, savedViewsRepository } from './modules/saved-views/index.js';
 import { createSearchService, type SearchService, searchRepository } from './modules/search/index.js';
 import { createNotificationsService, type NotificationsService, notificationsRepository } from './modules/notifications/index.js';
-import { createMailQueue, type MailOutbox, mailRepository } from './modules/mail/index.js';
+import {
+  createMailQueue,
+  createMailService,
+  createMailWorker,
+  createSmtpTransport,
+  type MailOutbox,
+  mailRepository,
+  type MailService,
+} from './modules/mail/index.js';
 import {
   createInvitationsService,
   createPasswordResetService,
@@ -82,6 +90,8 @@ export interface AppServices {
   tusUploads: TusUploads;
   /** Watchers, the inbox and who is told what (contract 26.1, 26.2); its `notifier` is the `Notifier` port. */
   notifications: NotificationsService;
+  /** E-mail (26.3): notification settings, notification mails, unsubscribe links, the outbox's admin view. */
+  mail: MailService;
   /** Invitations to workspaces (contract 26.4). */
   invitations: InvitationsService;
   /** Password reset by a mailed link (contract 26.5). */
@@ -139,7 +149,10 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   // E-mail (contract 26.3): mails are queued in the mail outbox in the transaction of the change; the mail worker
   // sends them after the commit (waking right after such a commit), with retries.
   const mailRepo = mailRepository();
-  const mailQueue = createMailQueue({ repo: mailRepo, clock, from: config.mail.from });
+  const mailWorker = createMailWorker({ db, repo: mailRepo, clock, transport: createSmtpTransport(config.mail), config: config.mail, log, metrics });
+  const mailQueue = createMailQueue({ repo: mailRepo, clock, from: config.mail.from, onQueued: () => mailWorker.wake() });
+  // Without SMTP_URL mails stay pending in the database (shown by `mail list`); the worker sends nothing.
+  if (mailWorker.sends) jobs.push({ name: 'mail.deliver', run: () => mailWorker.run(), intervalMs: config.mail.pollMs });
 
   const billingRepo = billingRepository();
   const planGate: PlanGate<Tx> = createPlanGate({ repo: billingRepo, clock, graceDays: config.billingGraceDays });
@@ -178,6 +191,20 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   notifications.subscribe(events);
   sla.onCrossings(notifications.onSlaCrossings);
   workItems.registerIssueWatching(notifications.watchingOf);
+  // E-mail of notifications (26.3): queued per the recipient's settings in the transaction that wrote them; the duty
+  // composes the instant batches and the daily digests into the mail outbox.
+  const mail = createMailService({
+    db,
+    repo: mailRepo,
+    clock,
+    queue: mailQueue,
+    worker: mailWorker,
+    config: config.mail,
+    publicBaseUrl: config.publicBaseUrl,
+    log,
+  });
+  notifications.onCreated(mail.onNotifications);
+  jobs.push({ name: 'mail.notifications', run: () => mail.runDuty(), intervalMs: config.mail.pollMs });
 
   // Invitations (26.4) and password reset (26.5): their mails go through the mail outbox, `invited` to the inbox.
   const invitations = createInvitationsService({
@@ -349,12 +376,16 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
       attachments,
       tusUploads,
       notifications,
+      mail,
       invitations,
       passwordReset,
     },
     jobs,
     outbox,
     mail: mailQueue,
-    close: () => webhookWorker.close(),
+    close: async () => {
+      await webhookWorker.close();
+      await mailWorker.close();
+    },
   };
 }
