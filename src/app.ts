@@ -34,6 +34,7 @@ import { savedViewsRoutes } from './modules/saved-views/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { attachmentsRoutes, tusRoutes } from './modules/attachments/index.js';
 import { notificationsRoutes } from './modules/notifications/index.js';
+import { mailRoutes } from './modules/mail/index.js';
 import { invitationsRoutes, passwordResetRoutes } from './modules/invitations/index.js';
 import { type AppServices, buildServices, type PeriodicJob } from './services.js';
 
@@ -183,6 +184,7 @@ export async function buildApp({ config, database, clock = systemClock, consoleD
   await app.register(attachmentsRoutes, { attachments: services.attachments });
   await app.register(tusRoutes, { uploads: services.tusUploads });
   await app.register(notificationsRoutes, { notifications: services.notifications });
+  await app.register(mailRoutes, { mail: services.mail });
   await app.register(invitationsRoutes, { invitations: services.invitations });
   await app.register(passwordResetRoutes, { passwordReset: services.passwordReset });
 
