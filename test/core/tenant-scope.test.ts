@@ -39,6 +39,11 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'attachments.repository.ts#deleteDeletions': 'deletes the rows claimDeletions claimed (by id), once their files are gone',
   'invitations.repository.ts#findByTokenHash': "an invitation's link names only its token (no workspace); everything after it is scoped by the row",
   'invitations.repository.ts#isRetiredToken': 'a token replaced by a resend answers 410: its link names no workspace either',
+  'notifications.repository.ts#memberWorkspaces': 'the inbox spans the workspaces its user is a member of: this reads which they are',
+  'notifications.repository.ts#countInbox': "one user's inbox, across the workspaces they are a member of now (n.workspace_id among them)",
+  'notifications.repository.ts#countUnread': "one user's unread count, across the workspaces they are a member of now (n.workspace_id among them)",
+  'notifications.repository.ts#markRead': "one user's notifications marked read, in the workspaces they are a member of now (n.workspace_id among them)",
+  'notifications.repository.ts#updateOne': "one user's notification archived or snoozed, of a workspace they are a member of now (n.workspace_id among them)",
   'work-items.counts.repository.ts#foldIssueCounts':
     'the issues.counts job moves the changes of the kept issue counts of every workspace into them and drops those left at zero',
 };
