@@ -42,6 +42,7 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ notifications: Not
       schema: {
         ...watchers,
         summary: 'Stop watching the issue (the caller)',
+        operationId: 'unwatchIssue',
         description: 'Kept: commenting or editing it later does not make you watch it again; being assigned or mentioned does.',
         params: IssueWatchParams,
         response: { 204: NoContent, ...errorResponses(400, 404) },
@@ -58,6 +59,7 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ notifications: Not
       schema: {
         ...watchers,
         summary: 'Who watches the issue (members), by name',
+        operationId: 'listIssueWatchers',
         params: IssueWatchParams,
         response: { 200: Type.Array(Watcher), ...errorResponses(400, 404) },
       },
@@ -86,6 +88,7 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ notifications: Not
       schema: {
         ...inbox,
         summary: 'How many unread notifications you have (the bell)',
+        operationId: 'getUnreadNotificationCount',
         querystring: UnreadQuery,
         response: { 200: UnreadCount, ...errorResponses(400, 404) },
       },
@@ -98,6 +101,7 @@ export const notificationsRoutes: FastifyPluginAsyncTypebox<{ notifications: Not
       schema: {
         ...inbox,
         summary: 'Mark notifications read',
+        operationId: 'markNotificationsRead',
         description: '`{ids}` (yours; others are ignored) or `{all: true, workspace?}` (every unread one that is not snoozed).',
         body: ReadBody,
         response: { 200: ReadResult, ...errorResponses(400, 404) },
