@@ -107,6 +107,7 @@ export async function pathFixtures(api: Api) {
     body: form,
   });
   const attachment = (await upload.json()) as { id: string };
+  const invitation = await api.post(`/api/workspaces/${ws.slug}/invitations/`, { email: `${unique('invitee')}@example.com`, role: 'member' }, t);
   const ids: Record<string, string> = {
     slug: ws.slug,
     projectId: project.id,
@@ -120,6 +121,7 @@ export async function pathFixtures(api: Api) {
     viewId: view.body.id,
     commentId: comment.body.id,
     attachmentId: attachment.id,
+    invitationId: invitation.body.id,
     userId: ws.admin.user.id,
     tokenId: '01a1fe20-0000-7000-8000-000000000000',
     planSlug: 'pro',
