@@ -13,6 +13,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<{ passwordReset: Pas
       config: { public: true },
       schema: {
         tags,
+        operationId: 'requestPasswordReset',
         summary: 'Ask for a password reset link by e-mail: 202 whether or not the e-mail has an account',
         description:
           'For an account, mails a single-use link valid one hour. The answer takes the same time either way. Rate limited as ' +
@@ -33,6 +34,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<{ passwordReset: Pas
       config: { public: true },
       schema: {
         tags,
+        operationId: 'confirmPasswordReset',
         summary: "Set a new password with a reset link's token; signs the account out everywhere (API tokens stay)",
         description: 'An unknown, used, expired or altered token: 400 naming `/token`, and nothing changes.',
         body: PasswordResetConfirmBody,
