@@ -1,7 +1,9 @@
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { api, getToken, setToken } from './api.js';
+import { Bell } from './components/bell.js';
 import { HeaderSearch } from './components/header-search.js';
+import { lazy } from './lazy.js';
 import { Baselines, Deviation } from './pages/baselines.js';
 import { SignIn, SignUp } from './pages/auth.js';
 import { Billing } from './pages/billing.js';
@@ -17,12 +19,25 @@ import { Labels } from './pages/labels.js';
 import { States } from './pages/states.js';
 import { Timesheet } from './pages/timesheet.js';
 import { MyIssues, ViewPage, ViewsNav } from './pages/views.js';
-import { DeliveryPage, WebhookPage, Webhooks } from './pages/webhooks.js';
 import { Projects, Workspaces } from './pages/workspaces.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import './styles.css';
 
 type Params = Record<string, string>;
+
+// Contract 26.6 (inbox, settings, invitations, password reset, members): one chunk, loaded when one of them opens.
+const notices = () => import('./pages/notices-chunk.js');
+const Inbox = lazy(() => notices().then((m) => m.Inbox));
+const Settings = lazy(() => notices().then((m) => m.Settings));
+const Members = lazy(() => notices().then((m) => m.Members));
+const Invitation = lazy(() => notices().then((m) => m.Invitation));
+const ForgotPassword = lazy(() => notices().then((m) => m.ForgotPassword));
+const ResetPassword = lazy(() => notices().then((m) => m.ResetPassword));
+// The webhooks pages, a chunk of their own: room in the main bundle (its budget: test/web/console.test.ts).
+const webhooks = () => import('./pages/webhooks.js');
+const Webhooks = lazy(() => webhooks().then((m) => m.Webhooks));
+const WebhookPage = lazy(() => webhooks().then((m) => m.WebhookPage));
+const DeliveryPage = lazy(() => webhooks().then((m) => m.DeliveryPage));
 interface Route {
   path: string;
   page: (p: Params, query: URLSearchParams) => preact.JSX.Element;
@@ -33,6 +48,12 @@ interface Route {
 const ROUTES: Route[] = [
   { path: '/sign-in', page: () => <SignIn />, public: true },
   { path: '/sign-up', page: () => <SignUp />, public: true },
+  { path: '/forgot-password', page: () => <ForgotPassword />, public: true },
+  { path: '/password-reset/:token', page: (p) => <ResetPassword key={p.token} token={p.token!} />, public: true },
+  { path: '/invitations/:token', page: (p) => <Invitation key={p.token} token={p.token!} />, public: true },
+  { path: '/inbox', page: (_, q) => <Inbox query={q} /> },
+  { path: '/settings', page: () => <Settings /> },
+  { path: '/w/:slug/members', page: (p) => <Members key={p.slug} slug={p.slug!} /> },
   { path: '/', page: () => <Workspaces /> },
   { path: '/w/:slug', page: (p) => <Projects slug={p.slug!} /> },
   { path: '/w/:slug/my-issues', page: (p, q) => <MyIssues slug={p.slug!} query={q} /> },
@@ -73,6 +94,7 @@ function workspaceNav(slug: string) {
     { to: `/w/${slug}/billing`, label: 'Billing' },
     { to: `/w/${slug}/webhooks`, label: 'Webhooks' },
     { to: `/w/${slug}/timesheet`, label: 'Timesheet' },
+    { to: `/w/${slug}/members`, label: 'Members' },
   ];
 }
 
@@ -137,6 +159,10 @@ function App() {
           <>
             {slug ? <HeaderSearch slug={slug} /> : null}
             {slug ? <Nav label="Workspace" path={path} items={[{ to: '/', label: 'Workspaces' }, ...workspaceNav(slug)]} /> : null}
+            <Bell current={path === '/inbox'} />
+            <Link to="/settings" current={path === '/settings'}>
+              Settings
+            </Link>
             <button type="button" class="link" onClick={() => void signOut()}>
               Sign out
             </button>

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap, when } from '../../api.js';
 import { LabelChips, useLabels } from '../../components/label-chips.js';
+import { lazy } from '../../lazy.js';
 import { Badge, PageTitle, Show, useLoad } from '../../ui.js';
 import { CustomValues } from './custom-values.js';
 import { AttachmentsSection, CommentsSection } from './issue-files.js';
@@ -17,6 +18,9 @@ import { Planning } from './planning.js';
 import { Relations } from './relations.js';
 import { SlaTracker } from './sla-tracker.js';
 import { Timer, Worklogs } from './worklogs.js';
+
+// Watch / stop watching and the watchers (contract 26.1): a small chunk of its own.
+const Watch = lazy(() => import('./watch.js').then((m) => m.Watch));
 
 export function IssuePage({ slug, projectId, issueId }: { slug: string; projectId: string; issueId: string }) {
   const issue = useLoad(
@@ -52,6 +56,9 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
               <Badge tone="info">{i.state_group}</Badge> {i.blocked ? <Badge tone="bad">Blocked</Badge> : null}{' '}
               <span class={`prio ${i.priority}`}>{i.priority}</span> · created {when(i.created_at)}
             </p>
+            <div class="watch-row">
+              <Watch slug={slug} projectId={projectId} issueId={issueId} watching={(i as { watching?: boolean }).watching} />
+            </div>
             <LabelChips ids={i.label_ids} labels={labels.data} />
             {i.description ? <p class="description">{i.description}</p> : null}
             <AttachmentsSection target={{ slug, projectId, issueId }} version={files} onChanged={filesChanged} />

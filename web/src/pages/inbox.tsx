@@ -1,0 +1,242 @@
+/**
+ * The inbox (contract 26.2, 26.6): the caller's notifications across workspaces, filtered by workspace and kind and
+ * split in tabs (unread, all, archived) — all in the URL —, each a sentence linking to its issue; read (one or all),
+ * archive and unarchive, snooze (an hour, tomorrow 9:00, a chosen time).
+ */
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api.js';
+import { SelectField } from '../components/options.js';
+import { ago, describe, type Kind, KIND_LABELS, KINDS, loose, type Notification, type NotificationPage, noticesChanged } from '../notices.js';
+import { href, navigate } from '../router.js';
+import { Empty, Field, Loading, Pager, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
+
+const TABS = [
+  ['unread', 'Unread'],
+  ['all', 'All'],
+  ['archived', 'Archived'],
+] as const;
+type Tab = (typeof TABS)[number][0];
+const PER_PAGE = 20;
+
+/** The console path of a notification: its issue, or (no issue: an invitation) its workspace. */
+export function noticePath(n: Notification): string {
+  const projectId = typeof n.data?.project_id === 'string' ? n.data.project_id : undefined;
+  if (n.issue && projectId) return `/w/${n.workspace_slug}/p/${projectId}/issues/${n.issue.id}`;
+  return `/w/${n.workspace_slug}`;
+}
+
+/** `<input type="datetime-local">`'s value for a date, in the browser's time. */
+function localInput(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+function tomorrowAtNine(): Date {
+  const d = new Date();
+  d.setDate(d.getDate() + 1);
+  d.setHours(9, 0, 0, 0);
+  return d;
+}
+
+export function Inbox({ query }: { query: URLSearchParams }) {
+  const tab: Tab = (TABS.find(([t]) => t === query.get('tab'))?.[0] ?? 'unread') as Tab;
+  const workspace = query.get('workspace') ?? '';
+  const kind = query.get('kind') ?? '';
+  const offset = Math.max(0, Number(query.get('offset')) || 0);
+  const setQuery = (changes: Record<string, string>) => {
+    const next = new URLSearchParams(query);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v && !(k === 'tab' && v === 'unread')) next.set(k, v);
+      else next.delete(k);
+    }
+    if (!('offset' in changes)) next.delete('offset');
+    const qs = next.toString();
+    navigate(`/inbox${qs ? `?${qs}` : ''}`);
+  };
+  const workspaces = useLoad(() => unwrap(api().GET('/api/workspaces/')), []);
+  const list = useLoad(
+    () =>
+      unwrap<NotificationPage>(
+        loose().GET('/api/users/me/notifications/', {
+          params: {
+            query: {
+              ...(tab === 'unread' ? { unread: true } : {}),
+              ...(tab === 'archived' ? { archived: true } : {}),
+              ...(workspace ? { workspace } : {}),
+              // The API filters by workspace, not by kind: a kind is picked out of the latest 100 here.
+              offset: kind ? 0 : offset,
+              per_page: kind ? 100 : PER_PAGE,
+            },
+          },
+        }),
+      ),
+    [tab, workspace, kind, offset],
+  );
+  const changed = async () => {
+    noticesChanged();
+    await list.reload();
+  };
+  const act = useAction(async (path: string, body?: unknown) => {
+    await unwrap(loose().POST(path, body === undefined ? {} : { body }));
+    await changed();
+  });
+  const one = (n: Notification, what: 'archive' | 'unarchive' | 'snooze', body?: unknown) => act.run(`/api/users/me/notifications/${n.id}/${what}/`, body);
+  const readAll = () => act.run('/api/users/me/notifications/read/', { all: true, ...(workspace ? { workspace } : {}) });
+  const loaded = list.data;
+  const page = loaded && kind ? { ...loaded, results: loaded.results.filter((n) => n.kind === kind) } : loaded;
+  return (
+    <section class="inbox">
+      <PageTitle
+        actions={
+          tab !== 'archived' ? (
+            <button type="button" class="secondary" disabled={act.busy || !page?.unread_count} onClick={() => void readAll()}>
+              Mark all read
+            </button>
+          ) : null
+        }
+      >
+        Inbox
+      </PageTitle>
+      <nav class="tabs" aria-label="Inbox tabs">
+        <ul>
+          {TABS.map(([t, label]) => (
+            <li key={t}>
+              <a
+                href={href(`/inbox?${new URLSearchParams({ ...(workspace ? { workspace } : {}), ...(kind ? { kind } : {}), tab: t })}`)}
+                aria-current={t === tab ? 'page' : undefined}
+                onClick={(e) => {
+                  e.preventDefault();
+                  setQuery({ tab: t });
+                }}
+              >
+                {label}
+                {t === 'unread' && page ? ` (${page.unread_count})` : ''}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <SelectField
+          label="Workspace"
+          all="All workspaces"
+          value={workspace}
+          items={(workspaces.data ?? []).map((w) => [w.slug, w.name] as const)}
+          onChange={(v) => setQuery({ workspace: v })}
+        />
+        <SelectField label="Kind" all="All kinds" value={kind} items={KINDS.map((k) => [k, KIND_LABELS[k]] as const)} onChange={(v) => setQuery({ kind: v })} />
+      </form>
+      <ProblemView error={act.error} />
+      {list.error ? (
+        <ProblemView error={list.error} />
+      ) : !page ? (
+        <Loading />
+      ) : page.results.length === 0 ? (
+        <Empty>{tab === 'unread' ? 'You are all caught up: nothing unread.' : tab === 'archived' ? 'Nothing archived.' : 'No notifications yet.'}</Empty>
+      ) : (
+        <>
+          <ul class="notices" aria-label="Notifications">
+            {page.results.map((n) => (
+              <NoticeItem
+                key={n.id}
+                n={n}
+                busy={act.busy}
+                onRead={() => void act.run('/api/users/me/notifications/read/', { ids: [n.id] })}
+                onArchive={() => void one(n, n.archived_at ? 'unarchive' : 'archive')}
+                onSnooze={(until) => void one(n, 'snooze', { until: until.toISOString() })}
+              />
+            ))}
+          </ul>
+          {kind ? (
+            loaded && loaded.total > loaded.results.length ? (
+              <p class="muted">
+                Showing {KIND_LABELS[kind as Kind] ?? kind} among your latest {loaded.results.length} notifications.
+              </p>
+            ) : null
+          ) : (
+            <Pager
+              offset={offset}
+              perPage={PER_PAGE}
+              shown={page.results.length}
+              total={page.total}
+              onPage={(o) => setQuery({ offset: o ? String(o) : '' })}
+              label="Notification pages"
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function NoticeItem({
+  n,
+  busy,
+  onRead,
+  onArchive,
+  onSnooze,
+}: {
+  n: Notification;
+  busy: boolean;
+  onRead: () => void;
+  onArchive: () => void;
+  onSnooze: (until: Date) => void;
+}) {
+  const { text, detail } = describe(n);
+  const to = noticePath(n);
+  const unread = !n.read_at;
+  const [at, setAt] = useState(() => localInput(tomorrowAtNine()));
+  const created = new Date(n.created_at);
+  return (
+    <li class={unread ? 'notice-item unread' : 'notice-item'}>
+      <div class="notice-text">
+        {unread ? <span class="sr-only">Unread: </span> : null}
+        <a
+          href={href(to)}
+          onClick={(e) => {
+            if (e.button || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+            e.preventDefault();
+            if (unread) void unwrap(loose().POST('/api/users/me/notifications/read/', { body: { ids: [n.id] } })).then(noticesChanged, () => undefined);
+            navigate(to);
+          }}
+        >
+          {text}
+        </a>
+        {detail ? <p class="notice-detail">{detail}</p> : null}
+        <small>
+          <span class="notice-ws">{n.workspace_slug}</span> ·{' '}
+          <time dateTime={n.created_at} title={new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' }).format(created)}>
+            {ago(n.created_at)}
+          </time>
+        </small>
+      </div>
+      <div class="notice-actions">
+        {unread ? (
+          <button type="button" class="link" disabled={busy} onClick={onRead}>
+            Mark read
+          </button>
+        ) : null}
+        <button type="button" class="link" disabled={busy} onClick={onArchive}>
+          {n.archived_at ? 'Unarchive' : 'Archive'}
+        </button>
+        {n.archived_at ? null : (
+          <details class="snooze">
+            <summary>Snooze</summary>
+            <div class="snooze-menu">
+              <button type="button" class="link" disabled={busy} onClick={() => onSnooze(new Date(Date.now() + 3_600_000))}>
+                1 hour
+              </button>
+              <button type="button" class="link" disabled={busy} onClick={() => onSnooze(tomorrowAtNine())}>
+                Tomorrow 9:00
+              </button>
+              <Field label="Until">{(id) => <input id={id} type="datetime-local" value={at} onInput={(e) => setAt(e.currentTarget.value)} />}</Field>
+              <button type="button" class="secondary" disabled={busy || !at} onClick={() => onSnooze(new Date(at))}>
+                Snooze until then
+              </button>
+            </div>
+          </details>
+        )}
+      </div>
+    </li>
+  );
+}
