@@ -31,6 +31,7 @@ import { runWorkItemCore, writeResults as writeWorkItemCore } from './work-item-
 import { runDatabaseOps } from './database-ops.js';
 import { runSearchBench } from './search.js';
 import { runAttachmentsBench } from './attachments.js';
+import { runNotificationsBench } from './notifications.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { type Db, openDatabase, openPglite } from '../src/db/database.js';
@@ -83,6 +84,9 @@ if (flag('help') || flag('h')) {
   --attachments           run only the attachments benchmark (bench/attachments.ts: a 1 GB upload to local storage
                           and S3 with the service's RSS, 100 concurrent uploads against 50 MiB of room, downloads
                           against a plain file server); writes bench/results/attachments.md; --no-s3 skips S3
+  --notifications         run only the notifications benchmark (bench/notifications.ts: PATCH with 20 watchers against
+                          the commit before, in git worktrees; unread count and inbox of 100,000 notifications);
+                          writes bench/results/notifications.md
   --search                run only the search benchmark (bench/search.ts: search, fuzzy fallback, similar issues and
                           "my issues" at 1M issues and 2M comments, the raw-SQL twin, PGlite at 100k, create issue
                           and comment with the search triggers against without); writes bench/results/search.md
@@ -929,6 +933,13 @@ async function main() {
     // Database operations alone (contract 27): a scratch database, clusters of its own, PgBouncer; its own file.
     const md = await runDatabaseOps({ databaseUrl: url, quick });
     if (!quick) writeFileSync(join(RESULTS, 'database-ops.md'), `${md.trimEnd()}\n`);
+    console.log(md);
+    return;
+  }
+  if (flag('notifications')) {
+    // Notifications alone (contract 26.1, 26.2): against the commit before them, in worktrees; its own file.
+    const md = await runNotificationsBench({ databaseUrl: url ?? null, quick, pglite: !flag('no-pglite'), postgres: Boolean(url) });
+    if (!quick) writeFileSync(join(RESULTS, 'notifications.md'), `${md.trimEnd()}\n`);
     console.log(md);
     return;
   }
