@@ -15,7 +15,7 @@
  * Writes bench/results/notifications.md.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -220,23 +220,45 @@ async function latencies(server: Server, token: string, path: string, n: number)
   return { p50: r1(quantile(times, 0.5)), p95: r1(quantile(times, 0.95)) };
 }
 
+interface Tree {
+  key: string;
+  label: string;
+  root: string;
+  watchers: boolean;
+}
+
 interface Side {
   name: string;
   server: Server;
   seeded: Seeded;
 }
 
-async function patchRounds(sides: [Side, Side], clients: number, rounds: number, seconds: number) {
-  const rates: [number[], number[]] = [[], []];
+/** Requests/s of each side, the median of interleaved rounds (the order rotates each round). */
+async function patchRounds(sides: Side[], clients: number, rounds: number, seconds: number) {
+  const rates: number[][] = sides.map(() => []);
   for (const side of sides) await patchRate(side.server, side.seeded, clients, 2); // warm-up
   for (let r = 0; r < rounds; r++) {
-    for (const [i, side] of (r % 2 ? [...sides].reverse() : sides).entries()) {
-      const rate = await patchRate(side.server, side.seeded, clients, seconds);
-      log(`  ${side.name}: ${Math.round(rate)} requests/s`);
-      rates[r % 2 ? 1 - i : i]!.push(rate);
+    for (let k = 0; k < sides.length; k++) {
+      const i = (k + r) % sides.length;
+      const rate = await patchRate(sides[i]!.server, sides[i]!.seeded, clients, seconds);
+      log(`  ${sides[i]!.name}: ${Math.round(rate)} requests/s`);
+      rates[i]!.push(rate);
     }
   }
-  return rates.map(median) as [number, number];
+  return rates.map(median);
+}
+
+/** The rows of the PATCH table and the two ratios. */
+function patchLines(sides: Side[], rates: number[]): string[] {
+  const [now, off, before] = rates as [number, number, number];
+  return [
+    '| server | requests/s |',
+    '|---|---:|',
+    ...sides.map((side, i) => `| ${side.name} | ${Math.round(rates[i]!)} |`),
+    '',
+    `Ratio against the commit before: **${f2(now / before)}**; against the same commit with the notifications turned off: **${f2(now / off)}** (target ≥ 0.85).`,
+    '',
+  ];
 }
 
 async function inboxLines(q: Query, server: Server, s: Seeded, n: number, total: number): Promise<string[]> {
@@ -257,21 +279,19 @@ async function inboxLines(q: Query, server: Server, s: Seeded, n: number, total:
   return lines;
 }
 
-// ---- the two databases -------------------------------------------------------------------------------------------------
+// ---- the two kinds of database -------------------------------------------------------------------------------------------------
 
-async function runPostgres(url: string, quick: boolean, head: { root: string }, base: { root: string }): Promise<string[]> {
+async function runPostgres(url: string, quick: boolean, trees: Tree[]): Promise<string[]> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  const names = {
-    now: `${new URL(url).pathname.slice(1) || 'postgres'}_bench_notif`,
-    before: `${new URL(url).pathname.slice(1) || 'postgres'}_bench_notif_base`,
-  };
+  const prefix = `${new URL(url).pathname.slice(1) || 'postgres'}_bench_notif`;
+  const names = trees.map((t) => `${prefix}_${t.key}`);
   const urlOf = (name: string) => {
     const u = new URL(url);
     u.pathname = `/${name}`;
     return u.toString();
   };
-  for (const name of Object.values(names)) {
+  for (const name of names) {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${name}"`);
   }
@@ -279,11 +299,9 @@ async function runPostgres(url: string, quick: boolean, head: { root: string }, 
   const clients: pg.Client[] = [];
   try {
     const sides: Side[] = [];
-    for (const [name, root, watchers] of [
-      [names.now, head.root, true],
-      [names.before, base.root, false],
-    ] as const) {
-      const server = await startAt(root, { url: urlOf(name) }); // migrates its own schema
+    for (const tree of trees) {
+      const name = `${prefix}_${tree.key}`;
+      const server = await startAt(tree.root, { url: urlOf(name) }); // migrates its own schema
       servers.push(server);
       const client = new pg.Client({ connectionString: urlOf(name) });
       await client.connect();
@@ -292,11 +310,11 @@ async function runPostgres(url: string, quick: boolean, head: { root: string }, 
         const r = await client.query(text, [...params]);
         return { rows: r.rows, rowCount: r.rowCount ?? 0 };
       };
-      sides.push({ name: watchers ? 'with notifications' : `before (${BASE_COMMIT})`, server, seeded: await seed(q, watchers) });
+      sides.push({ name: tree.label, server, seeded: await seed(q, tree.watchers) });
     }
     const rounds = quick ? 2 : 4;
     const seconds = quick ? 3 : 8;
-    const [now, before] = await patchRounds([sides[0]!, sides[1]!], 10, rounds, seconds);
+    const rates = await patchRounds(sides, 10, rounds, seconds);
     const q0: Query = async (text, params = []) => {
       const r = await clients[0]!.query(text, [...params]);
       return { rows: r.rows, rowCount: r.rowCount ?? 0 };
@@ -307,12 +325,8 @@ async function runPostgres(url: string, quick: boolean, head: { root: string }, 
       '',
       `PATCH priority of issues with 20 watchers each (50 issues round-robin), 10 clients, ${rounds} interleaved rounds of ${seconds} s; load ${load()}:`,
       '',
-      '| server | requests/s |',
-      '|---|---:|',
-      `| with notifications (20 notifications per PATCH; ${written.toLocaleString('en')} written) | ${Math.round(now)} |`,
-      `| before (${BASE_COMMIT}, worktree) | ${Math.round(before)} |`,
-      '',
-      `Ratio: **${f2(now / before)}** (target ≥ 0.85).`,
+      ...patchLines(sides, rates),
+      `${written.toLocaleString('en')} notifications written by the runs with notifications (20 per PATCH).`,
       '',
       `Inbox of one user with ${(quick ? 20_000 : 100_000).toLocaleString('en')} notifications:`,
       '',
@@ -322,54 +336,41 @@ async function runPostgres(url: string, quick: boolean, head: { root: string }, 
   } finally {
     for (const s of servers) await s.stop();
     for (const c of clients) await c.end();
-    for (const name of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    for (const name of names) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.end();
   }
 }
 
-async function runPglite(quick: boolean, head: { root: string }, base: { root: string }): Promise<string[]> {
-  const dirs = { now: mkdtempSync(join(tmpdir(), 'wis-bench-notif-')), before: mkdtempSync(join(tmpdir(), 'wis-bench-notif-base-')) };
+async function runPglite(quick: boolean, trees: Tree[]): Promise<string[]> {
+  const dirs = trees.map(() => mkdtempSync(join(tmpdir(), 'wis-bench-notif-')));
   const servers: Server[] = [];
   try {
     const sides: Side[] = [];
     const seeded: Seeded[] = [];
-    for (const [dir, root, watchers] of [
-      [dirs.now, head.root, true],
-      [dirs.before, base.root, false],
-    ] as const) {
+    for (const [i, tree] of trees.entries()) {
       // The server creates and migrates the folder; it is seeded while no server holds it (PGlite is one session).
-      await (await startAt(root, { dir })).stop();
-      const database = await openPglite(dir);
-      seeded.push(await seed(rawKysely(database.db).query, watchers));
+      await (await startAt(tree.root, { dir: dirs[i]! })).stop();
+      const database = await openPglite(dirs[i]!);
+      seeded.push(await seed(rawKysely(database.db).query, tree.watchers));
       await database.close();
     }
-    for (const [i, [dir, root]] of [
-      [dirs.now, head.root],
-      [dirs.before, base.root],
-    ].entries()) {
-      const server = await startAt(root!, { dir: dir! });
+    for (const [i, tree] of trees.entries()) {
+      const server = await startAt(tree.root, { dir: dirs[i]! });
       servers.push(server);
-      sides.push({ name: i === 0 ? 'with notifications' : 'before', server, seeded: seeded[i]! });
+      sides.push({ name: tree.label, server, seeded: seeded[i]! });
     }
     const rounds = quick ? 2 : 4;
     const seconds = quick ? 3 : 8;
-    const [now, before] = await patchRounds([sides[0]!, sides[1]!], 4, rounds, seconds);
+    const rates = await patchRounds(sides, 4, rounds, seconds);
     const lines = [
       '### PGlite',
       '',
       `PATCH priority of issues with 20 watchers each (50 issues round-robin), 4 clients, ${rounds} interleaved rounds of ${seconds} s; load ${load()}:`,
       '',
-      '| server | requests/s |',
-      '|---|---:|',
-      `| with notifications (20 notifications per PATCH) | ${Math.round(now)} |`,
-      `| before (${BASE_COMMIT}, worktree) | ${Math.round(before)} |`,
-      '',
-      `Ratio: **${f2(now / before)}** (target ≥ 0.85).`,
-      '',
+      ...patchLines(sides, rates),
     ];
     // The inbox: seeded while the server is down, then measured.
-    await servers[0]!.stop();
-    await servers[1]!.stop();
+    for (const server of servers) await server.stop();
     servers.length = 0;
     const total = quick ? 20_000 : 100_000;
     const n = quick ? 50 : 200;
@@ -380,10 +381,10 @@ async function runPglite(quick: boolean, head: { root: string }, base: { root: s
       { label: 'never archived: all in the inbox, 10,000 unread', total, inbox: total, unread: Math.round(total / 10) },
     ];
     for (const shape of shapes) {
-      const database = await openPglite(dirs.now);
+      const database = await openPglite(dirs[0]!);
       await seedInbox(rawKysely(database.db).query, seeded[0]!, shape);
       await database.close();
-      const server = await startAt(head.root, { dir: dirs.now });
+      const server = await startAt(trees[0]!.root, { dir: dirs[0]! });
       try {
         const count = await latencies(server, seeded[0]!.reader.token, '/api/users/me/notifications/unread-count/', n);
         const page = await latencies(server, seeded[0]!.reader.token, '/api/users/me/notifications/', n);
@@ -397,7 +398,7 @@ async function runPglite(quick: boolean, head: { root: string }, base: { root: s
     return lines;
   } finally {
     for (const s of servers) await s.stop();
-    for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -409,15 +410,31 @@ export async function runNotificationsBench(o: { databaseUrl: string | null; qui
       'first notifications commit) checked out in a git worktree and run as its own server on its own database, seeded the same way.',
     '',
   ];
-  const base = worktreeAt(BASE_COMMIT);
   const head = worktreeAt('HEAD');
-  lines.push(`"With notifications" is HEAD (${head.commit}) in a worktree of its own.`, '');
+  const off = worktreeAt('HEAD');
+  const base = worktreeAt(BASE_COMMIT);
+  // The same commit with the notifications turned off: no subscriber on the work-item events, no `watching`.
+  const services = join(off.root, 'src', 'services.ts');
+  const text = readFileSync(services, 'utf8');
+  const cut = text.replace('  notifications.subscribe(events);\n', '').replace('  workItems.registerIssueWatching(notifications.watchingOf);\n', '');
+  if (cut === text) throw new Error('bench/notifications.ts: could not turn the notifications off in src/services.ts');
+  writeFileSync(services, cut);
+  const trees: Tree[] = [
+    { key: 'head', label: `with notifications (HEAD ${head.commit})`, root: head.root, watchers: true },
+    { key: 'off', label: `HEAD ${head.commit}, notifications turned off`, root: off.root, watchers: true },
+    { key: 'base', label: `before (${base.commit})`, root: base.root, watchers: false },
+  ];
+  lines.push(
+    `Three servers, each from a git worktree of its own: HEAD; HEAD with \`notifications.subscribe(events)\` and the \`watching\` ` +
+      'provider taken out of src/services.ts (the fair twin within one commit: the other modules committed since are in both); ' +
+      `and ${base.commit}.`,
+    '',
+  );
   try {
-    if (o.postgres && o.databaseUrl) lines.push(...(await runPostgres(o.databaseUrl, o.quick, head, base)));
-    if (o.pglite) lines.push(...(await runPglite(o.quick, head, base)));
+    if (o.postgres && o.databaseUrl) lines.push(...(await runPostgres(o.databaseUrl, o.quick, trees)));
+    if (o.pglite) lines.push(...(await runPglite(o.quick, trees)));
   } finally {
-    base.remove();
-    head.remove();
+    for (const tree of [head, off, base]) tree.remove();
   }
   return lines.join('\n');
 }
