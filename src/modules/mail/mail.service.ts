@@ -120,14 +120,13 @@ export function createMailService({ db, repo, clock, queue, worker, config, publ
   };
 
   /** Composes the mails of one user's due items (in `tx`, which took them): an instant batch and/or a digest. */
-  async function composeFor(tx: Tx, userId: string, now: Date): Promise<number> {
+  async function composeFor(tx: Tx, userId: string, now: Date, k: string): Promise<number> {
     const items = await repo.takeDue(tx, userId, now);
     if (!items.length) return 0;
     const [recipient] = await repo.recipients(tx, [userId]);
     if (!recipient) return 0;
     // Settings changed since an item was queued (a kind turned off, mail off): what is no longer wanted is dropped.
     const wanted = items.filter((i) => routeNotification(recipient, i.kind) !== null);
-    const k = await key();
     const ctx = {
       publicBaseUrl,
       recipient: { email: recipient.email_address, display_name: recipient.display_name, time_zone: recipient.time_zone },
@@ -154,10 +153,12 @@ export function createMailService({ db, repo, clock, queue, worker, config, publ
     let queued = 0;
     for (let round = 0; round < 50; round++) {
       const users = await repo.dueUsers(db, now, DUTY_BATCH);
+      // Read before any transaction: the embedded database has one session, which the transaction would hold.
+      const k = users.length ? await key() : '';
       let progress = 0;
       for (const userId of users) {
         try {
-          const n = await db.transaction().execute((tx) => composeFor(tx, userId, now));
+          const n = await db.transaction().execute((tx) => composeFor(tx, userId, now, k));
           queued += n;
           progress += n > 0 ? 1 : 0;
         } catch (err) {
