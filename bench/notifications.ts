@@ -314,7 +314,7 @@ async function runPostgres(url: string, quick: boolean, trees: Tree[]): Promise<
     }
     const rounds = quick ? 2 : 4;
     const seconds = quick ? 3 : 8;
-    const rates = await patchRounds(sides, 10, rounds, seconds);
+    const rates = await patchRounds(sides, Number(process.env.BENCH_NOTIF_CLIENTS ?? 10), rounds, seconds);
     const q0: Query = async (text, params = []) => {
       const r = await clients[0]!.query(text, [...params]);
       return { rows: r.rows, rowCount: r.rowCount ?? 0 };
