@@ -36,6 +36,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/mail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mail outbox: every mail and its fate, newest first (instance admin)
+         * @description States `pending` (waiting, retrying, or kept because SMTP_URL is unset), `sent`, `failed` with the server's answer. Bodies are never shown (invitation and password-reset links are secrets); `npm run cli -- mail show ID` shows them.
+         */
+        get: operations["adminGetMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/payments/": {
         parameters: {
             query?: never;
@@ -122,6 +142,46 @@ export interface paths {
         patch: operations["adminUpdatePlan"];
         trace?: never;
     };
+    "/api/auth/password-reset/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link by e-mail: 202 whether or not the e-mail has an account
+         * @description For an account, mails a single-use link valid one hour. The answer takes the same time either way. Rate limited as sign-in (per e-mail and per client address): 429 with Retry-After.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link's token; signs the account out everywhere (API tokens stay)
+         * @description An unknown, used, expired or altered token: 400 naming `/token`, and nothing changes.
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/sign-in/": {
         parameters: {
             query?: never;
@@ -190,6 +250,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/invitations/{token}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An invitation's workspace, e-mail and role, by the token of its link (no sign-in) */
+        get: operations["getInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{token}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: signed in as the invited e-mail (200, the membership), or create the account through it (201)
+         * @description Signed in (Authorization): the account must be the invited e-mail, in any case (another account: 403); answers 200 with the membership. Not signed in, with `{password, display_name}`: creates the account for the invited e-mail (also when public sign-up is off) and answers 201 `{user, token, membership}`; an account that exists for the e-mail must sign in (409). A used, revoked, replaced or expired link: 410 `invitation_expired`; an unknown one: 404.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mail/unsubscribe/{token}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page of an unsubscribe link: asks to confirm (changes nothing)
+         * @description A GET changes nothing (mail scanners open links): it answers a small page whose button sends the one-click POST. A malformed, tampered or foreign token: 404.
+         */
+        get: operations["getUnsubscribe"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058): turns the kind of the link off
+         * @description The body is the form `List-Unsubscribe=One-Click` (application/x-www-form-urlencoded or multipart/form-data). Turns the link's kind off for its user (a mail about several kinds: notification mail off) without signing in. A malformed, tampered or foreign token: 404, nothing changed. Repeating it changes nothing more.
+         */
+        post: operations["postUnsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/me/": {
         parameters: {
             query?: never;
@@ -204,7 +325,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your display name or time zone
+         * @description time_zone is an IANA name (`Europe/Istanbul`); an unknown zone is a 400. The mail digest is sent at its hour in this zone.
+         */
+        patch: operations["me"];
         trace?: never;
     };
     "/api/users/me/api-tokens/": {
@@ -237,6 +362,141 @@ export interface paths {
         post?: never;
         /** Revoke a personal API token */
         delete: operations["deleteApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notification-settings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your e-mail settings for notifications
+         * @description Defaults: `email: instant`, `digest_hour: 8` (in your time_zone), every kind on.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Change your e-mail settings for notifications
+         * @description Every field is optional: what is left out keeps its value, also each kind of `kinds` (send only those to change). An unknown kind, an hour outside 0..23 or an unknown `email` value is a 400. Answers the whole settings.
+         */
+        put: operations["setNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your notifications, newest first
+         * @description Not archived by default (`archived=true`: the archive); `unread=true`: unread only; `workspace`: one workspace. Snoozed ones are hidden and counted nowhere until they wake; those of a workspace you left are gone.
+         */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications/{notificationId}/archive/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive a notification */
+        post: operations["archiveNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications/{notificationId}/snooze/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze a notification until a later instant
+         * @description Hidden and unread until `until` (in the past: 400); `until: null` wakes it now.
+         */
+        post: operations["snoozeNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications/{notificationId}/unarchive/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Back to the inbox */
+        post: operations["unarchiveNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications/read/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark notifications read
+         * @description `{ids}` (yours; others are ignored) or `{all: true, workspace?}` (every unread one that is not snoozed).
+         */
+        post: operations["markNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications/unread-count/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many unread notifications you have (the bell) */
+        get: operations["getUnreadNotificationCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -727,6 +987,61 @@ export interface paths {
         get: operations["getCustomPropertyUsage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/invitations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations, newest first (admin); accepted, revoked and expired ones are not listed */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite an e-mail to the workspace with a role (admin); mails a link valid 7 days
+         * @description An e-mail that is a member already, or has a pending invitation: 409 (resend or revoke that one). Members plus pending invitations count against the plan's max_users (402). An existing account is also told in its inbox (`invited`).
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/invitations/{invitationId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation (admin): its link answers 410 from now on */
+        delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/invitations/{invitationId}/resend/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail the invitation again with a new link (admin); the old link dies and the 7 days start again */
+        post: operations["resendInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1239,6 +1554,47 @@ export interface paths {
          * @description The bytes at `Upload-Offset` (`Content-Type: application/offset+octet-stream`); `HEAD` on the same URL answers the offset to resume from after a connection was lost (`Upload-Offset`, `Upload-Length`, `Upload-Expires`). An offset that is not the upload’s: 409. Each PATCH moves `Upload-Expires` to 24 h later. The PATCH that completes the file turns it into an attachment (its type read from the bytes, as for a multipart upload) and answers its id in `Attachment-Id`. Send `Tus-Resumable: 1.0.0` with every request (412 otherwise, with `Tus-Version`); every answer carries it. Refusals are problem+json as everywhere else.
          */
         patch: operations["sendUploadBytes"];
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/watch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Watch the issue (the caller; every role)
+         * @description Watchers are told of comments and of changes of state, priority and due date. Watching twice is no error.
+         */
+        post: operations["watchIssue"];
+        /**
+         * Stop watching the issue (the caller)
+         * @description Kept: commenting or editing it later does not make you watch it again; being assigned or mentioned does.
+         */
+        delete: operations["unwatchIssue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/watchers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who watches the issue (members), by name */
+        get: operations["listIssueWatchers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/worklogs/": {
@@ -2341,6 +2697,198 @@ export interface operations {
             };
             /** @description Not found, or not visible to you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    adminGetMail: {
+        parameters: {
+            query?: {
+                /** @description Items to skip, 0..2147483647 (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+                status?: "pending" | "sent" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            attempts: number;
+                            /** @description `notification`, `digest`, `invitation`, `password_reset`, `test`, ... */
+                            category: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            failed_at: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The SMTP server's answer to the last attempt (or the connection error) */
+                            last_answer: string | null;
+                            /** @description The Message-ID header, made when the mail was queued and kept for every attempt */
+                            message_id: string;
+                            next_attempt_at: string | null;
+                            sent_at: string | null;
+                            status: "pending" | "sent" | "failed";
+                            subject: string;
+                            to: string;
+                            user_id: string | null;
+                            workspace_id: string | null;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3774,6 +4322,331 @@ export interface operations {
             };
         };
     };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Too many requests; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At least 8 characters */
+                    password: string;
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Too many requests; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
     signIn: {
         parameters: {
             query?: never;
@@ -3814,6 +4687,8 @@ export interface operations {
                              */
                             id: string;
                             is_instance_admin: boolean;
+                            /** @description IANA time zone (default UTC); the mail digest's hour is read in it */
+                            time_zone: string;
                         };
                     };
                 };
@@ -4099,6 +4974,8 @@ export interface operations {
                              */
                             id: string;
                             is_instance_admin: boolean;
+                            /** @description IANA time zone (default UTC); the mail digest's hour is read in it */
+                            time_zone: string;
                         };
                     };
                 };
@@ -4336,6 +5213,808 @@ export interface operations {
             };
         };
     };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the mailed link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        expires_at: string;
+                        /**
+                         * @description Workspace role
+                         * @enum {unknown}
+                         */
+                        role: "admin" | "member" | "guest";
+                        workspace: {
+                            name: string;
+                            slug: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Gone: the token was used, revoked or replaced, or has expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the mailed link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string;
+                    /** @description At least 8 characters */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        display_name: string;
+                        email: string;
+                        /**
+                         * @description Workspace role
+                         * @enum {unknown}
+                         */
+                        role: "admin" | "member" | "guest";
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        membership: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            display_name: string;
+                            email: string;
+                            /**
+                             * @description Workspace role
+                             * @enum {unknown}
+                             */
+                            role: "admin" | "member" | "guest";
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            user_id: string;
+                        };
+                        /** @description Session token of the new account */
+                        token: string;
+                        user: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            display_name: string;
+                            /** Format: email */
+                            email: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            is_instance_admin: boolean;
+                            /** @description IANA time zone (default UTC); the mail digest's hour is read in it */
+                            time_zone: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Gone: the token was used, revoked or replaced, or has expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    getUnsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    postUnsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -4366,6 +6045,161 @@ export interface operations {
                          */
                         id: string;
                         is_instance_admin: boolean;
+                        /** @description IANA time zone (default UTC); the mail digest's hour is read in it */
+                        time_zone: string;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string;
+                    /** @description An IANA time zone such as Europe/Istanbul (unknown: 400) */
+                    time_zone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        display_name: string;
+                        /** Format: email */
+                        email: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        is_instance_admin: boolean;
+                        /** @description IANA time zone (default UTC); the mail digest's hour is read in it */
+                        time_zone: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
                     };
                 };
             };
@@ -4741,6 +6575,1445 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The hour (0..23) of the daily digest, in the user's time_zone */
+                        digest_hour: number;
+                        /** @description `instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
+                        email: "instant" | "digest" | "off";
+                        /** @description Which kinds are e-mailed at all (false: inbox only); every kind is listed */
+                        kinds: {
+                            assigned: boolean;
+                            commented: boolean;
+                            due_date_changed: boolean;
+                            invited: boolean;
+                            mentioned: boolean;
+                            priority_changed: boolean;
+                            sla_at_risk: boolean;
+                            sla_breached: boolean;
+                            state_changed: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    setNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The hour (0..23) of the daily digest, in the user's time_zone */
+                    digest_hour?: number;
+                    /** @description `instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
+                    email?: "instant" | "digest" | "off";
+                    /** @description The kinds to change; kinds left out keep their setting (an unknown kind: 400) */
+                    kinds?: {
+                        assigned?: boolean;
+                        commented?: boolean;
+                        due_date_changed?: boolean;
+                        invited?: boolean;
+                        mentioned?: boolean;
+                        priority_changed?: boolean;
+                        sla_at_risk?: boolean;
+                        sla_breached?: boolean;
+                        state_changed?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The hour (0..23) of the daily digest, in the user's time_zone */
+                        digest_hour: number;
+                        /** @description `instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
+                        email: "instant" | "digest" | "off";
+                        /** @description Which kinds are e-mailed at all (false: inbox only); every kind is listed */
+                        kinds: {
+                            assigned: boolean;
+                            commented: boolean;
+                            due_date_changed: boolean;
+                            invited: boolean;
+                            mentioned: boolean;
+                            priority_changed: boolean;
+                            sla_at_risk: boolean;
+                            sla_breached: boolean;
+                            state_changed: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description true: the archive instead of the inbox (default: not archived) */
+                archived?: boolean;
+                /** @description Items to skip, 0..2147483647 (default 0) */
+                offset?: number;
+                /** @description Page size, 1..100 (default 20) */
+                per_page?: number;
+                /** @description true: unread ones only */
+                unread?: boolean;
+                /** @description One workspace (its slug); 404 if you are not a member */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        offset: number;
+                        per_page: number;
+                        results: {
+                            /** @description Who made the change; null for the system (SLA) */
+                            actor: {
+                                display_name: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                            } | null;
+                            archived_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description What changed, by kind (always `project_id` for issue notifications): state_changed `{from, to}` as `{id, name, group}`; priority_changed and due_date_changed `{from, to}`; commented and mentioned `{comment_id?, excerpt}`; assigned `{}`; sla_at_risk and sla_breached `{metric: response | resolution, due_at}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description The issue the notification is about; null for `invited` */
+                            issue: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID v7 identifier
+                                 */
+                                id: string;
+                                /** @description e.g. WEB-12 */
+                                key: string;
+                                name: string;
+                            } | null;
+                            /** @enum {unknown} */
+                            kind: "assigned" | "mentioned" | "commented" | "state_changed" | "priority_changed" | "due_date_changed" | "sla_at_risk" | "sla_breached" | "invited";
+                            read_at: string | null;
+                            /** @description Hidden, and counted nowhere, until then */
+                            snoozed_until: string | null;
+                            workspace_slug: string;
+                        }[];
+                        total: number;
+                        /** @description Unread, not archived, not snoozed (in `workspace` when given) */
+                        unread_count: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    archiveNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Who made the change; null for the system (SLA) */
+                        actor: {
+                            display_name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                        } | null;
+                        archived_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description What changed, by kind (always `project_id` for issue notifications): state_changed `{from, to}` as `{id, name, group}`; priority_changed and due_date_changed `{from, to}`; commented and mentioned `{comment_id?, excerpt}`; assigned `{}`; sla_at_risk and sla_breached `{metric: response | resolution, due_at}` */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The issue the notification is about; null for `invited` */
+                        issue: {
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description e.g. WEB-12 */
+                            key: string;
+                            name: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        kind: "assigned" | "mentioned" | "commented" | "state_changed" | "priority_changed" | "due_date_changed" | "sla_at_risk" | "sla_breached" | "invited";
+                        read_at: string | null;
+                        /** @description Hidden, and counted nowhere, until then */
+                        snoozed_until: string | null;
+                        workspace_slug: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    snoozeNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A future instant (a past one: 400); null wakes it now */
+                    until: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Who made the change; null for the system (SLA) */
+                        actor: {
+                            display_name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                        } | null;
+                        archived_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description What changed, by kind (always `project_id` for issue notifications): state_changed `{from, to}` as `{id, name, group}`; priority_changed and due_date_changed `{from, to}`; commented and mentioned `{comment_id?, excerpt}`; assigned `{}`; sla_at_risk and sla_breached `{metric: response | resolution, due_at}` */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The issue the notification is about; null for `invited` */
+                        issue: {
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description e.g. WEB-12 */
+                            key: string;
+                            name: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        kind: "assigned" | "mentioned" | "commented" | "state_changed" | "priority_changed" | "due_date_changed" | "sla_at_risk" | "sla_breached" | "invited";
+                        read_at: string | null;
+                        /** @description Hidden, and counted nowhere, until then */
+                        snoozed_until: string | null;
+                        workspace_slug: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    unarchiveNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Who made the change; null for the system (SLA) */
+                        actor: {
+                            display_name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                        } | null;
+                        archived_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description What changed, by kind (always `project_id` for issue notifications): state_changed `{from, to}` as `{id, name, group}`; priority_changed and due_date_changed `{from, to}`; commented and mentioned `{comment_id?, excerpt}`; assigned `{}`; sla_at_risk and sla_breached `{metric: response | resolution, due_at}` */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The issue the notification is about; null for `invited` */
+                        issue: {
+                            /**
+                             * Format: uuid
+                             * @description UUID v7 identifier
+                             */
+                            id: string;
+                            /** @description e.g. WEB-12 */
+                            key: string;
+                            name: string;
+                        } | null;
+                        /** @enum {unknown} */
+                        kind: "assigned" | "mentioned" | "commented" | "state_changed" | "priority_changed" | "due_date_changed" | "sla_at_risk" | "sla_breached" | "invited";
+                        read_at: string | null;
+                        /** @description Hidden, and counted nowhere, until then */
+                        snoozed_until: string | null;
+                        workspace_slug: string;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    markNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `{ids}` or `{all: true, workspace?}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Every unread notification (not snoozed ones)
+                     * @enum {boolean}
+                     */
+                    all?: true;
+                    /** @description Your notifications to mark read (others are ignored) */
+                    ids?: string[];
+                    /** @description With `all`: of this workspace only */
+                    workspace?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Notifications marked read now */
+                        updated: number;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    getUnreadNotificationCount: {
+        parameters: {
+            query?: {
+                /** @description One workspace (its slug); 404 if you are not a member */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        unread: number;
+                    };
                 };
             };
             /** @description Validation failed or the body is not JSON */
@@ -12179,6 +15452,891 @@ export interface operations {
             };
         };
     };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        expires_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description Who sent it (null once that account is gone) */
+                        invited_by: string | null;
+                        /**
+                         * @description Workspace role
+                         * @enum {unknown}
+                         */
+                        role: "admin" | "member" | "guest";
+                    }[];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Stored trimmed and in lower case
+                     */
+                    email: string;
+                    /**
+                     * @description Workspace role
+                     * @enum {unknown}
+                     */
+                    role: "admin" | "member" | "guest";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        expires_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description Who sent it (null once that account is gone) */
+                        invited_by: string | null;
+                        /**
+                         * @description Workspace role
+                         * @enum {unknown}
+                         */
+                        role: "admin" | "member" | "guest";
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                invitationId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                invitationId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        expires_at: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description Who sent it (null once that account is gone) */
+                        invited_by: string | null;
+                        /**
+                         * @description Workspace role
+                         * @enum {unknown}
+                         */
+                        role: "admin" | "member" | "guest";
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The workspace plan does not allow this */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
     listWorkspaceIssues: {
         parameters: {
             query?: {
@@ -12302,6 +16460,8 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             updated_at: string;
+                            /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                            watching?: boolean;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -16940,6 +21100,8 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             updated_at: string;
+                            /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                            watching?: boolean;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -17196,6 +21358,8 @@ export interface operations {
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         updated_at: string;
+                        /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                        watching?: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -17453,6 +21617,8 @@ export interface operations {
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         updated_at: string;
+                        /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                        watching?: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -17898,6 +22064,8 @@ export interface operations {
                          * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                          */
                         updated_at: string;
+                        /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                        watching?: boolean;
                         /**
                          * Format: uuid
                          * @description UUID v7 identifier
@@ -22020,6 +26188,503 @@ export interface operations {
             };
         };
     };
+    watchIssue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The caller now watches the issue */
+                        watching: boolean;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    unwatchIssue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    listIssueWatchers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                issueId: string;
+                /** @description UUID v7 identifier */
+                projectId: string;
+                /** @description Workspace slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display_name: string;
+                        email: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
     listWorklogs: {
         parameters: {
             query?: {
@@ -23280,6 +27945,8 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             updated_at: string;
+                            /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                            watching?: boolean;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -23555,6 +28222,8 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             updated_at: string;
+                            /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                            watching?: boolean;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier
@@ -25610,6 +30279,8 @@ export interface operations {
                                  * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                                  */
                                 updated_at: string;
+                                /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                                watching?: boolean;
                                 /**
                                  * Format: uuid
                                  * @description UUID v7 identifier
@@ -30753,6 +35424,8 @@ export interface operations {
                              * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
                              */
                             updated_at: string;
+                            /** @description The caller watches the issue (contract 26.1; read-only). On the issue, the issue lists and the answers of create, update and bulk edit; not in webhook payloads */
+                            watching?: boolean;
                             /**
                              * Format: uuid
                              * @description UUID v7 identifier

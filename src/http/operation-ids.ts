@@ -26,6 +26,8 @@ const OVERRIDES: Record<string, string> = {
   'POST /api/workspaces/{slug}/projects/{projectId}/issues/bulk/': 'bulkUpdateIssues',
   'POST /api/workspaces/{slug}/projects/{projectId}/issues/bulk-delete/': 'bulkDeleteIssues',
   'GET /api/workspaces/{slug}/issues/': 'listWorkspaceIssues',
+  'GET /api/users/me/notification-settings/': 'getNotificationSettings',
+  'PUT /api/users/me/notification-settings/': 'setNotificationSettings',
 };
 
 const VERB_FOR_ITEM: Record<string, string> = { get: 'get', patch: 'update', put: 'set', delete: 'delete' };
