@@ -283,6 +283,27 @@ describe('cli demo, in process', () => {
     const ages = issues.results.map((i) => Date.now() - Date.parse(i.created_at));
     expect(Math.max(...ages)).toBeGreaterThan(5 * 86_400_000);
 
+    // Being told (contract 26): an inbox with unread, read and snoozed notifications, and a pending invitation.
+    expect(first.text).toMatch(
+      /inbox and invitation\s+added an inbox of \d+ notifications \(one read, one snoozed until tomorrow\); an invitation for newcomer\.demo@example\.com/,
+    );
+    const inbox = expectSuccess(await api.GET('/api/users/me/notifications/', { params: { query: { offset: 0, per_page: 100 } } }));
+    const kinds = new Set(inbox.results.map((n) => n.kind));
+    for (const kind of ['assigned', 'mentioned', 'priority_changed']) expect(kinds, kind).toContain(kind);
+    expect(inbox.results.some((n) => n.read_at !== null)).toBe(true);
+    expect(inbox.unread_count).toBeGreaterThan(0);
+    expect(inbox.results.some((n) => n.kind === 'commented')).toBe(false);
+    const snoozed = await ctx()
+      .database.db.selectFrom('notifications as n')
+      .innerJoin('users as u', 'u.id', 'n.user_id')
+      .select('n.kind')
+      .where('u.email', '=', 'demo@example.com')
+      .where('n.snoozed_until', 'is not', null)
+      .execute();
+    expect(snoozed.map((n) => n.kind)).toEqual(['commented']);
+    const invitations = expectSuccess(await api.GET('/api/workspaces/{slug}/invitations/', { params: { path: { slug } } }));
+    expect(invitations.map((i) => i.email)).toEqual(['newcomer.demo@example.com']);
+
     const second = await demoOn(ctx().database);
     expect(addedNothing(second.result)).toBe(true);
     expect(second.text).toMatch(/The demo was complete: nothing to add/);

@@ -112,10 +112,29 @@ export interface DemoBackend {
   createWebhook(slug: string, input: { url: string; description: string; event_types: string[] }): Promise<{ id: string; url: string; is_active: boolean }>;
   pauseWebhook(slug: string, id: string): Promise<void>;
 
+  /**
+   * Acts as another member of the demo workspace (an account with the demo password), for the changes that tell the
+   * demo user something (contract 26): the demo user is never told of its own changes.
+   */
+  asMember(account: { email: string; password: string }): Promise<MemberActions>;
+  /** The demo user's inbox (not archived; snoozed ones are hidden until they wake). */
+  listNotifications(): Promise<{ id: string; kind: string; read_at: string | null; issue: { id: string } | null }[]>;
+  markNotificationsRead(ids: string[]): Promise<void>;
+  snoozeNotification(id: string, until: string): Promise<void>;
+  /** The workspace's pending invitations (contract 26.4). */
+  listInvitations(slug: string): Promise<{ id: string; email: string }[]>;
+  createInvitation(slug: string, input: { email: string; role: 'admin' | 'member' | 'guest' }): Promise<void>;
+
   /** The number of breached and at-risk SLA trackers of the workspace now. */
   slaCounts(slug: string): Promise<{ breached: number; atRisk: number }>;
 
   close(): Promise<void>;
+}
+
+/** What the demo does as another member. */
+export interface MemberActions {
+  createComment(slug: string, projectId: string, issueId: string, body: string): Promise<void>;
+  updateIssue(slug: string, projectId: string, issueId: string, input: { assignee_ids?: string[]; priority?: Priority }): Promise<void>;
 }
 
 export interface StateView {

@@ -203,6 +203,39 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
       await unwrap(api().PATCH('/api/workspaces/{slug}/webhooks/{webhookId}/', { params: { path: { slug, webhookId } }, body: { is_active: false } }));
     },
 
+    async asMember(account) {
+      const signedIn = await unwrap(anonymous.POST('/api/auth/sign-in/', { body: account }));
+      const member = createClient({ baseUrl, token: signedIn.token, fetch: fetchPatiently });
+      return {
+        createComment: async (slug, projectId, issueId, body) => {
+          await unwrap(
+            member.POST('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { ...inIssue(slug, projectId, issueId), body: { body } }),
+          );
+        },
+        updateIssue: async (slug, projectId, issueId, body) => {
+          await unwrap(member.PATCH('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/', { ...inIssue(slug, projectId, issueId), body }));
+        },
+      };
+    },
+    async listNotifications() {
+      const rows: { id: string; kind: string; read_at: string | null; issue: { id: string } | null }[] = [];
+      for (;;) {
+        const page = await unwrap(api().GET('/api/users/me/notifications/', { params: { query: { offset: rows.length, per_page: PAGE } } }));
+        rows.push(...page.results);
+        if (page.results.length === 0 || rows.length >= page.total) return rows;
+      }
+    },
+    markNotificationsRead: async (ids) => {
+      await unwrap(api().POST('/api/users/me/notifications/read/', { body: { ids } }));
+    },
+    snoozeNotification: async (notificationId, until) => {
+      await unwrap(api().POST('/api/users/me/notifications/{notificationId}/snooze/', { params: { path: { notificationId } }, body: { until } }));
+    },
+    listInvitations: (slug) => unwrap(api().GET('/api/workspaces/{slug}/invitations/', ws(slug))),
+    createInvitation: async (slug, body) => {
+      await unwrap(api().POST('/api/workspaces/{slug}/invitations/', { ...ws(slug), body }));
+    },
+
     async slaCounts(slug) {
       const query = { offset: 0, per_page: 1 };
       const breached = await unwrap(api().GET('/api/workspaces/{slug}/sla-breached/', { params: { path: { slug }, query } }));

@@ -84,6 +84,30 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
       fixed = when;
     },
 
+    async asMember({ email }) {
+      const user = await database.db.selectFrom('users').select(['id', 'is_instance_admin']).where('email', '=', email.toLowerCase()).executeTakeFirstOrThrow();
+      const member: Actor = { userId: user.id, tokenId: 'cli-demo', isInstanceAdmin: user.is_instance_admin };
+      return {
+        createComment: async (slug, projectId, issueId, body) => {
+          await s.workItems.createComment(member, slug, projectId, issueId, { body });
+        },
+        updateIssue: async (slug, projectId, issueId, input) => {
+          await s.workItems.updateIssue(member, slug, projectId, issueId, input);
+        },
+      };
+    },
+    listNotifications: () => allPages((page) => s.notifications.list(me(), page)),
+    markNotificationsRead: async (ids) => {
+      await s.notifications.markRead(me(), { ids });
+    },
+    snoozeNotification: async (id, until) => {
+      await s.notifications.snooze(me(), id, until);
+    },
+    listInvitations: (slug) => s.invitations.list(me(), slug),
+    createInvitation: async (slug, input) => {
+      await s.invitations.create(me(), slug, input);
+    },
+
     async useDemoUser(account) {
       let created = false;
       try {

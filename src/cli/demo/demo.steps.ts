@@ -7,6 +7,7 @@ import {
   DEMO_ACCOUNT,
   DEMO_LOGGERS,
   DEMO_MEMBERS,
+  DEMO_SLUG,
   DEMO_TIME_ZONE,
   DEMO_WORKSPACE_NAME,
   type DemoPlan,
@@ -527,6 +528,45 @@ async function attachFiles(ctx: DemoContext): Promise<string[]> {
   return added ? [`${plural(added, 'file')} attached (a screenshot, a photo, a PDF)`] : [];
 }
 
+/** The comment that mentions the demo user: the inbox step's last change, so a run that finds it has nothing to add. */
+const INBOX_MENTION = `@${DEMO_ACCOUNT.email} could you confirm the refund went out? The customer wrote again.`;
+/** Someone invited who has no account yet (contract 26.4): the members page shows the pending invitation. */
+export const DEMO_INVITEE = `newcomer.${DEMO_SLUG}@example.com`;
+
+/**
+ * The demo user's inbox (contract 26): teammates assign an issue to them, comment on it, raise the priority of one
+ * they created and mention them; one notification is read and one snoozed until tomorrow, the rest stay unread. And
+ * a pending invitation for a newcomer.
+ */
+async function inboxAndInvitation(ctx: DemoContext): Promise<string[]> {
+  const { api, slug } = ctx;
+  const added: string[] = [];
+  const project = await ctx.project('SD');
+  const issues = new Map((await api.listIssues(slug, project.id)).map((i) => [i.name, i]));
+  const [first, second] = SEARCH_EXAMPLES.map((e) => issues.get(e.name));
+  const me = (await api.listMembers(slug)).find((m) => m.email === DEMO_ACCOUNT.email);
+  if (first && second && me && !(await api.listComments(slug, project.id, first.id)).some((c) => c.body === INBOX_MENTION)) {
+    const [grace, hana] = [DEMO_MEMBERS[0], DEMO_MEMBERS[2]].map((m) => ({ email: m.email, password: DEMO_ACCOUNT.password }));
+    const asGrace = await api.asMember(grace!);
+    const asHana = await api.asMember(hana!);
+    await asGrace.updateIssue(slug, project.id, second.id, { assignee_ids: [me.user_id] });
+    await asHana.createComment(slug, project.id, second.id, 'The customer sent the screenshot again; it still fails on the second step.');
+    await asHana.updateIssue(slug, project.id, first.id, { priority: first.priority === 'urgent' ? 'high' : 'urgent' });
+    await asGrace.createComment(slug, project.id, first.id, INBOX_MENTION);
+    const inbox = await api.listNotifications();
+    const read = inbox.find((n) => n.kind === 'priority_changed' && n.read_at === null);
+    if (read) await api.markNotificationsRead([read.id]);
+    const snoozed = inbox.find((n) => n.kind === 'commented');
+    if (snoozed) await api.snoozeNotification(snoozed.id, new Date(Date.now() + 24 * HOUR_MS).toISOString());
+    added.push(`an inbox of ${plural(inbox.length, 'notification')} (one read, one snoozed until tomorrow)`);
+  }
+  if (!(await api.listInvitations(slug)).some((i) => i.email === DEMO_INVITEE)) {
+    await api.createInvitation(slug, { email: DEMO_INVITEE, role: 'member' });
+    added.push(`an invitation for ${DEMO_INVITEE}`);
+  }
+  return added;
+}
+
 const laterOf = (planned: PlannedIssue) => planned.later!;
 
 /**
@@ -749,6 +789,7 @@ export const DEMO_STEPS: DemoStep[] = [
   { name: 'worklogs', run: completeWorklogs },
   { name: BASELINES[1], run: (ctx) => ensureBaseline(ctx, 1) },
   { name: 'SLA history', run: slaHistory },
+  { name: 'inbox and invitation', run: inboxAndInvitation },
   {
     name: 'webhook endpoint',
     run: async ({ api, slug }) => {
