@@ -74,24 +74,29 @@ export function Members({ slug }: { slug: string }) {
                 header: 'Role',
                 cell: (m) =>
                   admin ? (
-                    <select
-                      aria-label={`Role of ${m.display_name || m.email}`}
-                      value={m.role}
-                      disabled={change.busy}
-                      onChange={(e) => {
-                        const role = e.currentTarget.value as Role;
-                        void change.run(
-                          () => unwrap(api().PATCH('/api/workspaces/{slug}/members/{userId}/', { ...path(m.user_id), body: { role } })),
-                          `${m.display_name || m.email} is now ${role}.`,
-                        );
-                      }}
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
+                    <>
+                      <label class="sr-only" for={`role-${m.user_id}`}>
+                        Role of {m.display_name || m.email}
+                      </label>
+                      <select
+                        id={`role-${m.user_id}`}
+                        value={m.role}
+                        disabled={change.busy}
+                        onChange={(e) => {
+                          const role = e.currentTarget.value as Role;
+                          void change.run(
+                            () => unwrap(api().PATCH('/api/workspaces/{slug}/members/{userId}/', { ...path(m.user_id), body: { role } })),
+                            `${m.display_name || m.email} is now ${role}.`,
+                          );
+                        }}
+                      >
+                        {ROLES.map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                    </>
                   ) : (
                     m.role
                   ),
