@@ -250,13 +250,14 @@ async function patchRounds(sides: Side[], clients: number, rounds: number, secon
 
 /** The rows of the PATCH table and the two ratios. */
 function patchLines(sides: Side[], rates: number[]): string[] {
-  const [now, off, before] = rates as [number, number, number];
+  const [all, notifications, off, before] = rates as [number, number, number, number];
   return [
-    '| server | requests/s |',
-    '|---|---:|',
-    ...sides.map((side, i) => `| ${side.name} | ${Math.round(rates[i]!)} |`),
+    '| server | requests/s | against before | against turned off |',
+    '|---|---:|---:|---:|',
+    ...sides.map((side, i) => `| ${side.name} | ${Math.round(rates[i]!)} | ${f2(rates[i]! / before)} | ${f2(rates[i]! / off)} |`),
     '',
-    `Ratio against the commit before: **${f2(now / before)}**; against the same commit with the notifications turned off: **${f2(now / off)}** (target ≥ 0.85).`,
+    `Notifications alone against the commit before: **${f2(notifications / before)}**, against the same commit turned off: ` +
+      `**${f2(notifications / off)}**; with the mail module's listener: ${f2(all / before)} (target ≥ 0.85).`,
     '',
   ];
 }
@@ -411,30 +412,41 @@ export async function runNotificationsBench(o: { databaseUrl: string | null; qui
     '',
   ];
   const head = worktreeAt('HEAD');
+  const noMail = worktreeAt('HEAD');
   const off = worktreeAt('HEAD');
   const base = worktreeAt(BASE_COMMIT);
+  /** Takes lines out of a worktree's src/services.ts (each must be there). */
+  const cut = (root: string, remove: string[]) => {
+    const path = join(root, 'src', 'services.ts');
+    let text = readFileSync(path, 'utf8');
+    for (const line of remove) {
+      if (!text.includes(`${line}\n`)) throw new Error(`bench/notifications.ts: no line "${line}" in src/services.ts`);
+      text = text.replace(`${line}\n`, '');
+    }
+    writeFileSync(path, text);
+  };
+  const MAIL = '  notifications.onCreated(mail.onNotifications);';
+  cut(noMail.root, [MAIL]);
   // The same commit with the notifications turned off: no subscriber on the work-item events, no `watching`.
-  const services = join(off.root, 'src', 'services.ts');
-  const text = readFileSync(services, 'utf8');
-  const cut = text.replace('  notifications.subscribe(events);\n', '').replace('  workItems.registerIssueWatching(notifications.watchingOf);\n', '');
-  if (cut === text) throw new Error('bench/notifications.ts: could not turn the notifications off in src/services.ts');
-  writeFileSync(services, cut);
+  cut(off.root, ['  notifications.subscribe(events);', '  workItems.registerIssueWatching(notifications.watchingOf);', MAIL]);
   const trees: Tree[] = [
-    { key: 'head', label: `with notifications (HEAD ${head.commit})`, root: head.root, watchers: true },
+    { key: 'head', label: `HEAD ${head.commit} (notifications and their mails)`, root: head.root, watchers: true },
+    { key: 'nomail', label: `HEAD ${head.commit}, the mail module's listener taken out (notifications only)`, root: noMail.root, watchers: true },
     { key: 'off', label: `HEAD ${head.commit}, notifications turned off`, root: off.root, watchers: true },
     { key: 'base', label: `before (${base.commit})`, root: base.root, watchers: false },
   ];
   lines.push(
-    `Three servers, each from a git worktree of its own: HEAD; HEAD with \`notifications.subscribe(events)\` and the \`watching\` ` +
-      'provider taken out of src/services.ts (the fair twin within one commit: the other modules committed since are in both); ' +
-      `and ${base.commit}.`,
+    `Four servers, each from a git worktree of its own: HEAD as committed; HEAD without the mail module's listener on new ` +
+      `notifications (\`${MAIL.trim()}\` taken out of src/services.ts: what this module costs); HEAD with ` +
+      '`notifications.subscribe(events)`, the `watching` provider and the listener taken out (the fair twin within one commit: ' +
+      `the other modules committed since are in all three); and ${base.commit}.`,
     '',
   );
   try {
     if (o.postgres && o.databaseUrl) lines.push(...(await runPostgres(o.databaseUrl, o.quick, trees)));
     if (o.pglite) lines.push(...(await runPglite(o.quick, trees)));
   } finally {
-    for (const tree of [head, off, base]) tree.remove();
+    for (const tree of [head, noMail, off, base]) tree.remove();
   }
   return lines.join('\n');
 }
