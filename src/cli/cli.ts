@@ -32,18 +32,25 @@ export interface Command {
   /** Longer help: what it does, examples. */
   help?: string;
   options?: NonNullable<ParseArgsConfig['options']>;
+  /** The flag (of `options`) that one bare argument fills: `mail show ID` is `mail show --id ID`. */
+  positional?: string;
   run(values: Record<string, string | boolean | undefined>, ctx: CliContext): Promise<number | void>;
 }
 
 export function parseFlags(command: Command, args: string[]): Record<string, string | boolean | undefined> {
   try {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args,
       options: { ...command.options, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
-      allowPositionals: false,
+      allowPositionals: command.positional !== undefined,
       strict: true,
     });
-    return values as Record<string, string | boolean | undefined>;
+    const flags = values as Record<string, string | boolean | undefined>;
+    if (positionals.length > 1 || (positionals.length === 1 && flags[command.positional!] !== undefined)) {
+      throw new UsageError(`Unexpected argument "${positionals.at(-1)}"`);
+    }
+    if (positionals.length === 1) flags[command.positional!] = positionals[0];
+    return flags;
   } catch (error) {
     // node:util parseArgs explains unknown flags, missing values and stray arguments in one sentence.
     throw new UsageError((error as Error).message.split('\n')[0]!);
