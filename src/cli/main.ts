@@ -11,6 +11,7 @@ import { demoCommand } from './commands/demo.js';
 import { paymentCommands } from './commands/payments.js';
 import { userCommands } from './commands/users.js';
 import { webhookCommands } from './commands/webhooks.js';
+import { mailCommands } from './commands/mail.js';
 
 /**
  * The operator's command line: `npm run cli -- <command> [flags]`. Commands run in-process against the database of
@@ -23,6 +24,7 @@ const COMMANDS: Command[] = [
   ...catalogueCommands,
   ...paymentCommands,
   ...webhookCommands,
+  ...mailCommands,
   demoCommand,
   checkPaymentPageCommand,
   {
