@@ -44,6 +44,13 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'notifications.repository.ts#countUnread': "one user's unread count, across the workspaces they are a member of now (n.workspace_id among them)",
   'notifications.repository.ts#markRead': "one user's notifications marked read, in the workspaces they are a member of now (n.workspace_id among them)",
   'notifications.repository.ts#updateOne': "one user's notification archived or snoozed, of a workspace they are a member of now (n.workspace_id among them)",
+  'mail.repository.ts#claimMails': "the mail worker claims due mails of the instance (the outbox is the instance's; a mail may belong to no workspace)",
+  'mail.repository.ts#recordOutcomes': 'writes back the outcomes of the mails claimMails claimed (by id)',
+  'mail.repository.ts#listMails': "the instance admin's list of the mail outbox",
+  'mail.repository.ts#findMail': "the instance admin's (the CLI's) view of one mail, by id",
+  'mail.repository.ts#rescheduleDigest': "moves a user's digest items of every workspace (the user changed their digest hour)",
+  'mail.repository.ts#dueUsers': 'the mail duty finds users with notification mails due, in every workspace',
+  'mail.repository.ts#takeDue': "the mail duty takes one user's due items of every workspace (one mail per user, not per workspace)",
   'work-items.counts.repository.ts#foldIssueCounts':
     'the issues.counts job moves the changes of the kept issue counts of every workspace into them and drops those left at zero',
 };
