@@ -2,7 +2,9 @@
  * "Being told" (contract 26) as the console reads it: the answers' shapes and the people-readable text of each kind of
  * notification. Shared by the inbox, the settings and the bell.
  */
-export { loose, NOTICES_CHANGED, noticesChanged } from './loose.js';
+import type { Answer } from './api.js';
+
+export { NOTICES_CHANGED, noticesChanged } from './notices-event.js';
 
 export const KINDS = [
   'assigned',
@@ -30,32 +32,9 @@ export const KIND_LABELS: Record<Kind, string> = {
   invited: 'Invitations',
 };
 
-export interface Notification {
-  id: string;
-  workspace_slug: string;
-  issue: { id: string; key: string; name: string } | null;
-  kind: Kind;
-  actor: { id: string; display_name: string } | null;
-  data: Record<string, unknown>;
-  created_at: string;
-  read_at: string | null;
-  archived_at: string | null;
-  snoozed_until: string | null;
-}
-
-export interface NotificationPage {
-  results: Notification[];
-  total: number;
-  unread_count: number;
-  offset?: number;
-  per_page?: number;
-}
-
-export interface NotificationSettings {
-  email: 'instant' | 'digest' | 'off';
-  digest_hour: number;
-  kinds: Partial<Record<Kind, boolean>>;
-}
+export type NotificationPage = Answer<'listNotifications'>;
+export type Notification = NotificationPage['results'][number];
+export type NotificationSettings = Answer<'getNotificationSettings'>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 

@@ -1,14 +1,14 @@
 /** The bell of the top navigation: the unread count (every 30 s, on focus, and at once when the inbox changes it). */
 import { useEffect, useState } from 'preact/hooks';
-import { unwrap } from '../api.js';
-import { loose, NOTICES_CHANGED } from '../loose.js';
+import { api, unwrap } from '../api.js';
+import { NOTICES_CHANGED } from '../notices-event.js';
 import { href, navigate } from '../router.js';
 
 export function Bell({ current }: { current: boolean }) {
   const [unread, setUnread] = useState(0);
   useEffect(() => {
     const load = () =>
-      void unwrap<{ unread: number }>(loose().GET('/api/users/me/notifications/unread-count/')).then(
+      void unwrap(api().GET('/api/users/me/notifications/unread-count/')).then(
         (r) => setUnread(r.unread),
         () => undefined,
       );

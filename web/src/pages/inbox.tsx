@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api.js';
 import { SelectField } from '../components/options.js';
-import { ago, describe, type Kind, KIND_LABELS, KINDS, loose, type Notification, type NotificationPage, noticesChanged } from '../notices.js';
+import { ago, describe, type Kind, KIND_LABELS, KINDS, type Notification, noticesChanged } from '../notices.js';
 import { href, navigate } from '../router.js';
 import { Empty, Field, Loading, Pager, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
@@ -56,8 +56,8 @@ export function Inbox({ query }: { query: URLSearchParams }) {
   const workspaces = useLoad(() => unwrap(api().GET('/api/workspaces/')), []);
   const list = useLoad(
     () =>
-      unwrap<NotificationPage>(
-        loose().GET('/api/users/me/notifications/', {
+      unwrap(
+        api().GET('/api/users/me/notifications/', {
           params: {
             query: {
               ...(tab === 'unread' ? { unread: true } : {}),
@@ -76,12 +76,29 @@ export function Inbox({ query }: { query: URLSearchParams }) {
     noticesChanged();
     await list.reload();
   };
-  const act = useAction(async (path: string, body?: unknown) => {
-    await unwrap(loose().POST(path, body === undefined ? {} : { body }));
+  const act = useAction(async (call: () => Promise<unknown>) => {
+    await call();
     await changed();
   });
-  const one = (n: Notification, what: 'archive' | 'unarchive' | 'snooze', body?: unknown) => act.run(`/api/users/me/notifications/${n.id}/${what}/`, body);
-  const readAll = () => act.run('/api/users/me/notifications/read/', { all: true, ...(workspace ? { workspace } : {}) });
+  const one = (n: Notification, what: 'archive' | 'unarchive') =>
+    act.run(() =>
+      unwrap(
+        what === 'archive'
+          ? api().POST('/api/users/me/notifications/{notificationId}/archive/', { params: { path: { notificationId: n.id } } })
+          : api().POST('/api/users/me/notifications/{notificationId}/unarchive/', { params: { path: { notificationId: n.id } } }),
+      ),
+    );
+  const snooze = (n: Notification, until: Date) =>
+    act.run(() =>
+      unwrap(
+        api().POST('/api/users/me/notifications/{notificationId}/snooze/', {
+          params: { path: { notificationId: n.id } },
+          body: { until: until.toISOString() },
+        }),
+      ),
+    );
+  const read = (body: { ids: string[] } | { all: true; workspace?: string }) => unwrap(api().POST('/api/users/me/notifications/read/', { body }));
+  const readAll = () => act.run(() => read({ all: true, ...(workspace ? { workspace } : {}) }));
   const loaded = list.data;
   const page = loaded && kind ? { ...loaded, results: loaded.results.filter((n) => n.kind === kind) } : loaded;
   return (
@@ -141,9 +158,9 @@ export function Inbox({ query }: { query: URLSearchParams }) {
                 key={n.id}
                 n={n}
                 busy={act.busy}
-                onRead={() => void act.run('/api/users/me/notifications/read/', { ids: [n.id] })}
+                onRead={() => void act.run(() => read({ ids: [n.id] }))}
                 onArchive={() => void one(n, n.archived_at ? 'unarchive' : 'archive')}
-                onSnooze={(until) => void one(n, 'snooze', { until: until.toISOString() })}
+                onSnooze={(until) => void snooze(n, until)}
               />
             ))}
           </ul>
@@ -196,7 +213,7 @@ function NoticeItem({
           onClick={(e) => {
             if (e.button || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
             e.preventDefault();
-            if (unread) void unwrap(loose().POST('/api/users/me/notifications/read/', { body: { ids: [n.id] } })).then(noticesChanged, () => undefined);
+            if (unread) void unwrap(api().POST('/api/users/me/notifications/read/', { body: { ids: [n.id] } })).then(noticesChanged, () => undefined);
             navigate(to);
           }}
         >

@@ -5,35 +5,27 @@
  */
 import { ApiError, api, getToken, setToken, unwrap, when } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
-import { loose } from '../notices.js';
 import { Card } from '../components/facts.js';
 import { Link, navigate } from '../router.js';
 import { errorsAt, Field, formValues, Loading, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
-interface InvitationView {
-  workspace: { name: string; slug: string };
-  email: string;
-  role: string;
-  expires_at: string;
-}
-
 export function Invitation({ token }: { token: string }) {
   const signedIn = Boolean(getToken());
-  const inv = useLoad(() => unwrap<InvitationView>(loose().GET('/api/invitations/{token}/', { params: { path: { token } } })), [token]);
+  const inv = useLoad(() => unwrap(api().GET('/api/invitations/{token}/', { params: { path: { token } } })), [token]);
   const me = useLoad(async () => (signedIn ? unwrap(api().GET('/api/users/me/')) : null), [signedIn]);
   const accept = useAction(async () => {
-    await unwrap(loose().POST('/api/invitations/{token}/accept/', { params: { path: { token } } }));
+    await unwrap(api().POST('/api/invitations/{token}/accept/', { params: { path: { token } }, body: {} }));
     navigate(`/w/${inv.data!.workspace.slug}`);
   });
   const signUp = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
-    const res = await unwrap<{ token: string }>(
-      loose().POST('/api/invitations/{token}/accept/', {
+    const res = await unwrap(
+      api().POST('/api/invitations/{token}/accept/', {
         params: { path: { token } },
         body: { display_name: v.display_name ?? '', password: v.password ?? '' },
       }),
     );
-    setToken(res.token);
+    if ('token' in res) setToken(res.token);
     navigate(`/w/${inv.data!.workspace.slug}`, true);
   });
   const signOut = async () => {

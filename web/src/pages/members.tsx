@@ -8,20 +8,10 @@ import { CreateForm } from '../components/action-form.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { byId, DataTable } from '../components/data-table.js';
 import { SelectField } from '../components/options.js';
-import { loose } from '../notices.js';
 import { Empty, errorsAt, Field, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 const ROLES = ['admin', 'member', 'guest'] as const;
 type Role = (typeof ROLES)[number];
-
-interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  invited_by: string | { id: string; display_name: string } | null;
-  created_at: string;
-  expires_at: string;
-}
 
 export function Members({ slug }: { slug: string }) {
   const data = useLoad(async () => {
@@ -34,7 +24,7 @@ export function Members({ slug }: { slug: string }) {
   }, [slug]);
   const admin = data.data?.admin ?? false;
   const invitations = useLoad(
-    async () => (admin ? unwrap<Invitation[]>(loose().GET('/api/workspaces/{slug}/invitations/', { params: { path: { slug } } })) : []),
+    async () => (admin ? unwrap(api().GET('/api/workspaces/{slug}/invitations/', { params: { path: { slug } } })) : []),
     [slug, admin],
   );
   const [notice, setNotice] = useState('');
@@ -47,7 +37,9 @@ export function Members({ slug }: { slug: string }) {
   const invite = useAction(async (form: HTMLFormElement) => {
     setNotice('');
     const v = formValues(form);
-    await unwrap(loose().POST('/api/workspaces/{slug}/invitations/', { params: { path: { slug } }, body: { email: v.email ?? '', role: v.role ?? 'member' } }));
+    await unwrap(
+      api().POST('/api/workspaces/{slug}/invitations/', { params: { path: { slug } }, body: { email: v.email ?? '', role: (v.role ?? 'member') as Role } }),
+    );
     form.reset();
     await invitations.reload();
     setNotice(`Invitation sent to ${v.email}.`);
@@ -161,7 +153,7 @@ export function Members({ slug }: { slug: string }) {
                             disabled={change.busy}
                             onClick={() =>
                               void change.run(
-                                () => unwrap(loose().POST('/api/workspaces/{slug}/invitations/{invitationId}/resend/', inv(i.id))),
+                                () => unwrap(api().POST('/api/workspaces/{slug}/invitations/{invitationId}/resend/', inv(i.id))),
                                 `A new invitation was sent to ${i.email}.`,
                               )
                             }
@@ -174,7 +166,7 @@ export function Members({ slug }: { slug: string }) {
                             disabled={change.busy}
                             onConfirm={() =>
                               void change.run(
-                                () => unwrap(loose().DELETE('/api/workspaces/{slug}/invitations/{invitationId}/', inv(i.id))),
+                                () => unwrap(api().DELETE('/api/workspaces/{slug}/invitations/{invitationId}/', inv(i.id))),
                                 `The invitation of ${i.email} was revoked.`,
                               )
                             }

@@ -5,7 +5,7 @@
 import { api, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { SelectField } from '../components/options.js';
-import { KIND_LABELS, KINDS, loose, type NotificationSettings } from '../notices.js';
+import { KIND_LABELS, KINDS, type NotificationSettings } from '../notices.js';
 import { errorsAt, Field, formValues, PageTitle, Show, useAction, useLoad } from '../ui.js';
 import { useState } from 'preact/hooks';
 
@@ -29,13 +29,13 @@ function zones(current: string): string[] {
 const hour = (h: number) => new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(Date.UTC(2000, 0, 1, h));
 
 export function Settings() {
-  const me = useLoad(() => unwrap(api().GET('/api/users/me/')) as Promise<{ email: string; display_name: string; time_zone?: string }>, []);
-  const settings = useLoad(() => unwrap<NotificationSettings>(loose().GET('/api/users/me/notification-settings/')), []);
+  const me = useLoad(() => unwrap(api().GET('/api/users/me/')), []);
+  const settings = useLoad(() => unwrap(api().GET('/api/users/me/notification-settings/')), []);
   const [saved, setSaved] = useState('');
   const profile = useAction(async (form: HTMLFormElement) => {
     setSaved('');
     const v = formValues(form);
-    await unwrap(loose().PATCH('/api/users/me/', { body: { display_name: v.display_name ?? '', time_zone: v.time_zone ?? 'UTC' } }));
+    await unwrap(api().PATCH('/api/users/me/', { body: { display_name: v.display_name ?? '', time_zone: v.time_zone ?? 'UTC' } }));
     await me.reload();
     setSaved('Profile saved.');
   });
@@ -44,7 +44,7 @@ export function Settings() {
     const v = formValues(form);
     const kinds = Object.fromEntries(KINDS.map((k) => [k, v[`kind_${k}`] === 'on']));
     const body = { email: v.email as NotificationSettings['email'], digest_hour: Number(v.digest_hour), kinds };
-    await unwrap(loose().PUT('/api/users/me/notification-settings/', { body }));
+    await unwrap(api().PUT('/api/users/me/notification-settings/', { body }));
     await settings.reload();
     setSaved('Notification settings saved.');
   });

@@ -3,10 +3,9 @@
  * exists), and the page the link opens, which sets a new password and sends the user to sign in with it.
  */
 import { useState } from 'preact/hooks';
-import { ApiError, setToken, unwrap } from '../api.js';
+import { ApiError, api, setToken, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { Card } from '../components/facts.js';
-import { loose } from '../notices.js';
 import { Link, navigate } from '../router.js';
 import { errorsAt, Field, formValues, PageTitle, useAction } from '../ui.js';
 
@@ -14,7 +13,7 @@ export function ForgotPassword() {
   const [sentTo, setSentTo] = useState('');
   const send = useAction(async (form: HTMLFormElement) => {
     const email = formValues(form).email ?? '';
-    await unwrap(loose().POST('/api/auth/password-reset/', { body: { email } }));
+    await unwrap(api().POST('/api/auth/password-reset/', { body: { email } }));
     setSentTo(email);
   });
   return (
@@ -50,7 +49,7 @@ export function ResetPassword({ token }: { token: string }) {
     const v = formValues(form);
     setMismatch(v.password !== v.confirm);
     if (v.password !== v.confirm) return;
-    await unwrap(loose().POST('/api/auth/password-reset/confirm/', { body: { token, password: v.password ?? '' } }));
+    await unwrap(api().POST('/api/auth/password-reset/confirm/', { body: { token, password: v.password ?? '' } }));
     // Every session of the user ends with the reset: this browser's too.
     setToken(null);
     navigate('/sign-in?reset=1', true);

@@ -57,7 +57,7 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
               <span class={`prio ${i.priority}`}>{i.priority}</span> · created {when(i.created_at)}
             </p>
             <div class="watch-row">
-              <Watch slug={slug} projectId={projectId} issueId={issueId} watching={(i as { watching?: boolean }).watching} />
+              <Watch slug={slug} projectId={projectId} issueId={issueId} watching={i.watching} />
             </div>
             <LabelChips ids={i.label_ids} labels={labels.data} />
             {i.description ? <p class="description">{i.description}</p> : null}

@@ -3,29 +3,21 @@
  * when it opens): the issue page's bundle stays as it was.
  */
 import { useState } from 'preact/hooks';
-import { unwrap } from '../../api.js';
-import { loose } from '../../notices.js';
+import { api, unwrap } from '../../api.js';
 import { ProblemView, useAction, useLoad } from '../../ui.js';
-
-interface Watcher {
-  id?: string;
-  user_id?: string;
-  display_name?: string;
-  email?: string;
-}
 
 export function Watch({ slug, projectId, issueId, watching }: { slug: string; projectId: string; issueId: string; watching?: boolean | undefined }) {
   const path = { params: { path: { slug, projectId, issueId } } };
   const [on, setOn] = useState(Boolean(watching));
-  const watchers = useLoad(() => unwrap<Watcher[]>(loose().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/watchers/', path)), [issueId]);
+  const watchers = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/watchers/', path)), [issueId]);
   const toggle = useAction(async () => {
     const url = '/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/watch/';
-    await unwrap(on ? loose().DELETE(url, path) : loose().POST(url, path));
+    await unwrap(on ? api().DELETE(url, path) : api().POST(url, path));
     setOn(!on);
     await watchers.reload();
   });
   const list = watchers.data ?? [];
-  const names = list.map((w) => w.display_name || w.email || '').filter(Boolean);
+  const names = list.map((w) => w.display_name || w.email).filter(Boolean);
   return (
     <span class="watch">
       <button type="button" class="secondary" disabled={toggle.busy} onClick={() => void toggle.run()}>
