@@ -32,6 +32,7 @@ import { runDatabaseOps } from './database-ops.js';
 import { runSearchBench } from './search.js';
 import { runAttachmentsBench } from './attachments.js';
 import { runNotificationsBench } from './notifications.js';
+import { runMailBench } from './mail.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
 import { type Db, openDatabase, openPglite } from '../src/db/database.js';
@@ -87,6 +88,9 @@ if (flag('help') || flag('h')) {
   --notifications         run only the notifications benchmark (bench/notifications.ts: PATCH with 20 watchers against
                           the commit before, in git worktrees; unread count and inbox of 100,000 notifications);
                           writes bench/results/notifications.md
+  --mail                  run only the mail benchmark (bench/mail.ts: 10,000 queued mails delivered to a local SMTP
+                          server, each once, on PGlite, and on PostgreSQL with one and two instances when DATABASE_URL
+                          is set); writes bench/results/mail.md
   --search                run only the search benchmark (bench/search.ts: search, fuzzy fallback, similar issues and
                           "my issues" at 1M issues and 2M comments, the raw-SQL twin, PGlite at 100k, create issue
                           and comment with the search triggers against without); writes bench/results/search.md
@@ -908,6 +912,13 @@ async function main() {
     // Attachments alone (contract 25.6): the compiled service on embedded databases of its own (no DATABASE_URL needed).
     const md = await runAttachmentsBench({ quick, s3: !flag('no-s3') });
     if (!quick) writeFileSync(join(RESULTS, 'attachments.md'), `${md.trimEnd()}\n`);
+    console.log(md);
+    return;
+  }
+  if (flag('mail')) {
+    // Mail alone (contract 26.3): an embedded database of its own, and a scratch PostgreSQL database with DATABASE_URL.
+    const md = await runMailBench({ databaseUrl: process.env.DATABASE_URL ?? null, quick });
+    if (!quick) writeFileSync(join(RESULTS, 'mail.md'), `${md.trimEnd()}\n`);
     console.log(md);
     return;
   }
