@@ -165,6 +165,25 @@ describe('notification mails', () => {
     for (let i = 0; i < 30; i++) expect(mails[0]!.text).toContain(`Bulk ${i} [${ws.slug}]`);
   });
 
+  it('a bulk edit assigning 50 issues sends one mail, not 50', async () => {
+    const { ws, member, project } = await setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push((await createIssue(t.api, ws, project.id, { name: `Edited ${i}` })).id);
+    const bulk = await t.api.post(
+      `/api/workspaces/${ws.slug}/projects/${project.id}/issues/bulk/`,
+      { issue_ids: ids, set: { assignee_ids: [member.user.id] } },
+      { token: ws.admin.token },
+    );
+    expect(bulk.status, bulk.text).toBe(200);
+    t.clock.advance(2 * MIN);
+    await deliver();
+    await new Promise((r) => setTimeout(r, 300));
+    const mails = mailsTo(member.user.email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.subject).toMatch(/^50 new notifications: Admin assigned you to /);
+    expect(mails[0]!.text!.match(/assigned you to/g)).toHaveLength(50);
+  });
+
   it('the other kinds wait for the digest at the hour of the user’s time zone; kinds off and email off send nothing', async () => {
     const { ws, member, project } = await setup();
     const issue = await createIssue(t.api, ws, project.id, { name: 'Digest me' });
