@@ -28,22 +28,18 @@ const ZONES = [
 ];
 
 describe('routing a notification by the settings', () => {
-  it('instant: assigned, mentioned, SLA and invited at once, the rest in the digest; digest: all; off or kind off: none', () => {
+  it('instant: assigned, mentioned and SLA at once, the rest in the digest; digest: all; off or kind off: none; invited: its own mail', () => {
     const instant = { email: 'instant' as const, digest_hour: 8, kinds_off: [] };
-    expect(NOTIFICATION_KINDS.filter((k) => routeNotification(instant, k) === 'instant')).toEqual([
-      'assigned',
-      'mentioned',
-      'sla_at_risk',
-      'sla_breached',
-      'invited',
-    ]);
+    expect(NOTIFICATION_KINDS.filter((k) => routeNotification(instant, k) === 'instant')).toEqual(['assigned', 'mentioned', 'sla_at_risk', 'sla_breached']);
+    // The invitations module mails each invitation (with its link) itself.
+    expect(routeNotification(instant, 'invited')).toBeNull();
     expect(NOTIFICATION_KINDS.filter((k) => routeNotification(instant, k) === 'digest')).toEqual([
       'commented',
       'state_changed',
       'priority_changed',
       'due_date_changed',
     ]);
-    expect(NOTIFICATION_KINDS.every((k) => routeNotification({ ...instant, email: 'digest' }, k) === 'digest')).toBe(true);
+    expect(NOTIFICATION_KINDS.every((k) => k === 'invited' || routeNotification({ ...instant, email: 'digest' }, k) === 'digest')).toBe(true);
     expect(NOTIFICATION_KINDS.every((k) => routeNotification({ ...instant, email: 'off' }, k) === null)).toBe(true);
     expect(routeNotification({ ...instant, kinds_off: ['assigned'] }, 'assigned')).toBeNull();
     expect(routeNotification({ ...instant, kinds_off: ['assigned'] }, 'mentioned')).toBe('instant');

@@ -15,9 +15,15 @@ export interface EmailSettings {
   kinds_off: readonly string[];
 }
 
+/**
+ * Kinds whose mail another module sends itself: `invited` (the invitations module mails every invitation, with its
+ * accept link, whatever the settings; a second, notification mail about it would say less, twice).
+ */
+export const SELF_MAILED_KINDS: ReadonlySet<string> = new Set<NotificationKind>(['invited']);
+
 /** How a notification of `kind` is mailed to a user with these settings: at once (batched), in the digest, or not. */
 export function routeNotification(settings: EmailSettings, kind: string): 'instant' | 'digest' | null {
-  if (settings.email === 'off' || settings.kinds_off.includes(kind)) return null;
+  if (SELF_MAILED_KINDS.has(kind) || settings.email === 'off' || settings.kinds_off.includes(kind)) return null;
   if (settings.email === 'digest') return 'digest';
   return INSTANT_KINDS.has(kind) ? 'instant' : 'digest';
 }

@@ -4,7 +4,7 @@ import { NOTIFICATION_KINDS } from '../../kernel/notices.js';
 
 const EmailMode = Type.Union([Type.Literal('instant'), Type.Literal('digest'), Type.Literal('off')], {
   description:
-    '`instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; ' +
+    '`instant`: assigned, mentioned and the SLA kinds at once, batched per 2 minutes, the rest in the daily digest; ' +
     '`digest`: everything in the daily digest; `off`: no notification mail',
 });
 const DigestHour = Type.Integer({ minimum: 0, maximum: 23, description: "The hour (0..23) of the daily digest, in the user's time_zone" });
@@ -16,7 +16,9 @@ const kindFields = Object.fromEntries(NOTIFICATION_KINDS.map((k) => [k, Type.Boo
 export const NotificationSettings = Type.Object({
   email: EmailMode,
   digest_hour: DigestHour,
-  kinds: Type.Object(kindFields, { description: 'Which kinds are e-mailed at all (false: inbox only); every kind is listed' }),
+  kinds: Type.Object(kindFields, {
+    description: 'Which kinds are e-mailed at all (false: inbox only); every kind is listed. Invitations are mailed by themselves, whatever `invited` says',
+  }),
 });
 
 export const PutNotificationSettingsBody = Type.Object(
