@@ -6732,9 +6732,9 @@ export interface operations {
                     "application/json": {
                         /** @description The hour (0..23) of the daily digest, in the user's time_zone */
                         digest_hour: number;
-                        /** @description `instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
+                        /** @description `instant`: assigned, mentioned and the SLA kinds at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
                         email: "instant" | "digest" | "off";
-                        /** @description Which kinds are e-mailed at all (false: inbox only); every kind is listed */
+                        /** @description Which kinds are e-mailed at all (false: inbox only); every kind is listed. Invitations are mailed by themselves, whatever `invited` says */
                         kinds: {
                             assigned: boolean;
                             commented: boolean;
@@ -6844,7 +6844,7 @@ export interface operations {
                 "application/json": {
                     /** @description The hour (0..23) of the daily digest, in the user's time_zone */
                     digest_hour?: number;
-                    /** @description `instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
+                    /** @description `instant`: assigned, mentioned and the SLA kinds at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
                     email?: "instant" | "digest" | "off";
                     /** @description The kinds to change; kinds left out keep their setting (an unknown kind: 400) */
                     kinds?: {
@@ -6871,9 +6871,9 @@ export interface operations {
                     "application/json": {
                         /** @description The hour (0..23) of the daily digest, in the user's time_zone */
                         digest_hour: number;
-                        /** @description `instant`: assigned, mentioned and the SLA kinds (and invitations) at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
+                        /** @description `instant`: assigned, mentioned and the SLA kinds at once, batched per 2 minutes, the rest in the daily digest; `digest`: everything in the daily digest; `off`: no notification mail */
                         email: "instant" | "digest" | "off";
-                        /** @description Which kinds are e-mailed at all (false: inbox only); every kind is listed */
+                        /** @description Which kinds are e-mailed at all (false: inbox only); every kind is listed. Invitations are mailed by themselves, whatever `invited` says */
                         kinds: {
                             assigned: boolean;
                             commented: boolean;
