@@ -127,7 +127,8 @@ export function Members({ slug }: { slug: string }) {
             <Field label="E-mail" errors={errorsAt(invite.error, '/email')}>
               {(id, by) => <input id={id} name="email" type="email" required aria-describedby={by} />}
             </Field>
-            <SelectField label="Role" name="role" items={ROLES} selected="member" />
+            {/* Member first: the form's default, also after it is reset. */}
+            <SelectField label="Role" name="role" items={['member', 'guest', 'admin']} />
           </CreateForm>
           <h2>Pending invitations</h2>
           <Show state={invitations}>

@@ -56,10 +56,10 @@ export function IssuePage({ slug, projectId, issueId }: { slug: string; projectI
               <Badge tone="info">{i.state_group}</Badge> {i.blocked ? <Badge tone="bad">Blocked</Badge> : null}{' '}
               <span class={`prio ${i.priority}`}>{i.priority}</span> · created {when(i.created_at)}
             </p>
+            <LabelChips ids={i.label_ids} labels={labels.data} />
             <div class="watch-row">
               <Watch slug={slug} projectId={projectId} issueId={issueId} watching={i.watching} />
             </div>
-            <LabelChips ids={i.label_ids} labels={labels.data} />
             {i.description ? <p class="description">{i.description}</p> : null}
             <AttachmentsSection target={{ slug, projectId, issueId }} version={files} onChanged={filesChanged} />
             <div class="grid2">
