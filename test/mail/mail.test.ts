@@ -287,6 +287,35 @@ describe('the outbox', () => {
     expect([...times].sort().reverse()).toEqual(times);
   });
 
+  it('shows one mail to the instance admin with the tokens of its links redacted', async () => {
+    const { createMailQueue, mailRepository } = await import('../../src/modules/mail/index.js');
+    const token = 'A'.repeat(43);
+    const queue = createMailQueue({ repo: mailRepository(), clock: t.clock, from: 'x@example.test' });
+    const id = await t.database.db.transaction().execute((tx) =>
+      queue.enqueue(tx, {
+        to: 'invitee@example.test',
+        subject: 'You are invited',
+        text: `Accept: ${t.url}/app/invitations/${token}\nReset: ${t.url}/app/password-reset/${token}\nIssue: ${t.url}/app/w/acme/p/01900000-0000-7000-8000-000000000001/issues/01900000-0000-7000-8000-000000000002`,
+        html: `<a href="${t.url}/app/invitations/${token}">Accept</a>`,
+        category: 'invitation',
+        headers: { 'List-Unsubscribe': `<${t.url}/api/mail/unsubscribe/${token}.${token}/>` },
+      }),
+    );
+    const res = await t.api.get(`/api/admin/mail/${id}/`, { token: admin.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ id, category: 'invitation', to: 'invitee@example.test', subject: 'You are invited', status: expect.any(String) });
+    expect(res.body.text).toContain(`${t.url}/app/invitations/[redacted]`);
+    expect(res.body.text).toContain(`${t.url}/app/password-reset/[redacted]`);
+    expect(res.body.text).toContain('/issues/01900000-0000-7000-8000-000000000002');
+    expect(res.body.headers['List-Unsubscribe']).toBe(`<${t.url}/api/mail/unsubscribe/[redacted]/>`);
+    expect(JSON.stringify(res.body)).not.toContain(token);
+    expect(res.body).not.toHaveProperty('html');
+    const user = await signUp(t.api, 'Curious');
+    expectProblem(await t.api.get(`/api/admin/mail/${id}/`, { token: user.token }), 403, 'forbidden');
+    expectProblem(await t.api.get('/api/admin/mail/01900000-0000-7000-8000-000000000009/', { token: admin.token }), 404, 'not_found');
+    expectProblem(await t.api.get('/api/admin/mail/nope/', { token: admin.token }), 400, 'validation_failed');
+  });
+
   it('exposes mail_sent_total and mail_failed_total', async () => {
     const res = await t.api.get('/metrics');
     expect(res.text).toMatch(/^mail_sent_total \d+/m);

@@ -4,4 +4,3 @@ export { mailRoutes } from './mail.routes.js';
 export { createMailService, type MailService } from './mail.service.js';
 export { createSmtpTransport, type MailTransport, type SendResult } from './mail.transport.js';
 export { createMailWorker, type MailWorker } from './mail.worker.js';
-export { redactTokens } from './mail.views.js';

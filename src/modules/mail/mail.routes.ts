@@ -5,7 +5,15 @@ import { actorOf } from '../../http/auth.js';
 import { errorResponses, pageSchema } from '../../http/schemas.js';
 import { invalid } from '../../kernel/errors.js';
 import { escapeHtml, kindName } from './mail.render.js';
-import { AdminMail, AdminMailQuery, NotificationSettings, PutNotificationSettingsBody, UnsubscribeParams } from './mail.schemas.js';
+import {
+  AdminMail,
+  AdminMailDetail,
+  AdminMailQuery,
+  MailParams,
+  NotificationSettings,
+  PutNotificationSettingsBody,
+  UnsubscribeParams,
+} from './mail.schemas.js';
 import type { MailService } from './mail.service.js';
 
 const Html = Type.String({ description: 'text/html' });
@@ -60,6 +68,20 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ mail: MailService }> = asyn
       },
     },
     async (req) => mail.listMails(actorOf(req), req.query),
+  );
+
+  app.get(
+    '/api/admin/mail/:mailId/',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'One mail of the outbox: its fate, headers and text (instance admin)',
+        description: 'The tokens of invitation, password-reset and unsubscribe links are replaced by `[redacted]`; the HTML body is not shown.',
+        params: MailParams,
+        response: { 200: AdminMailDetail, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (req) => mail.getMail(actorOf(req), req.params.mailId),
   );
 
   // The unsubscribe link of every notification mail: public (the signed token is the credential).

@@ -58,4 +58,12 @@ export const AdminMail = Type.Object({
   failed_at: NullableTimestamp,
 });
 
+export const AdminMailDetail = Type.Object({
+  ...AdminMail.properties,
+  headers: Type.Record(Type.String(), Type.String(), { description: 'Extra headers (List-Unsubscribe, ...), token links redacted' }),
+  text: Type.String({ description: 'The plain-text body, with the tokens of invitation, password-reset and unsubscribe links replaced by [redacted]' }),
+});
+
+export const MailParams = Type.Object({ mailId: Uuid });
+
 export const UnsubscribeParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 300 }) });

@@ -10,7 +10,7 @@ import type { MailDeps } from './mail.deps.js';
 import { type NotificationPayload, renderNotificationMail } from './mail.render.js';
 import type { MailRow, QueuedNotification, SettingsRow } from './mail.repository.js';
 import { nextDigestAt, routeNotification, signUnsubscribe, type UnsubscribeScope, verifyUnsubscribe } from './mail.rules.js';
-import { mailView, settingsView } from './mail.views.js';
+import { mailDetailView, mailView, settingsView } from './mail.views.js';
 
 export type MailService = ReturnType<typeof createMailService>;
 
@@ -230,6 +230,14 @@ export function createMailService({ db, repo, clock, queue, worker, config, publ
       requireAdmin(actor);
       const { rows, total } = await repo.listMails(db, query.status, query.offset, query.per_page);
       return pageOf(rows.map(mailView), total, query);
+    },
+
+    /** One mail for the instance admin: its text body with the tokens of its links redacted. */
+    async getMail(actor: Actor, id: string) {
+      requireAdmin(actor);
+      const row = await repo.findMail(db, id.toLowerCase());
+      if (!row) throw notFound('Mail');
+      return mailDetailView(row);
     },
 
     /** One mail with its bodies (the operator's CLI: `mail show ID`). */

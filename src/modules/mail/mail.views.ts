@@ -30,6 +30,15 @@ export function mailView(m: MailRow) {
   };
 }
 
+/** One mail for the instance admin: the list's fields, the headers and the text body, their token links redacted. */
+export function mailDetailView(m: MailRow) {
+  return {
+    ...mailView(m),
+    headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, redactTokens(v)])),
+    text: redactTokens(m.text_body),
+  };
+}
+
 /** Link paths that carry a secret (invitations, password resets, unsubscribe tokens), for showing a body safely. */
 const TOKEN_LINK = /(\/(?:invitations|password-reset|reset-password|unsubscribe)[^\s"'<>?#]*\/)[A-Za-z0-9._~%-]{16,}/gi;
 

@@ -21,6 +21,8 @@ export type MailWorker = ReturnType<typeof createMailWorker>;
 
 /** Mails claimed by one statement. */
 const BATCH = 200;
+/** Sends in flight at once: two per pooled connection (the pool queues them), so none waits for a claim. */
+const IN_FLIGHT = SMTP_CONNECTIONS * 2;
 /** A claimed mail is owned this long beyond its attempts' time; an instance that died mid-send loses it then. */
 const LEASE_MARGIN_MS = 60_000;
 
@@ -53,7 +55,8 @@ export function createMailWorker({ db, repo, clock, transport, config, log, metr
   const timers = new Set<NodeJS.Timeout>();
   const pending = new Set<number>();
 
-  const leaseUntil = (now: Date, n: number) => new Date(now.getTime() + Math.ceil(n / SMTP_CONNECTIONS) * config.timeoutMs * 3 + LEASE_MARGIN_MS);
+  /** A claim of `n` is owned while its sends (20 at a time, each up to a connection and a command timeout) may take. */
+  const leaseUntil = (now: Date, n: number) => new Date(now.getTime() + Math.ceil(n / IN_FLIGHT) * config.timeoutMs * 2 + LEASE_MARGIN_MS);
 
   async function attempt(t: MailTransport, mail: ClaimedMail): Promise<MailOutcome> {
     const result = await t.send(mail);
@@ -74,7 +77,7 @@ export function createMailWorker({ db, repo, clock, transport, config, log, metr
 
   /** A mail sent now (`mail test`) that failed for a passing reason stays pending on the schedule like any other. */
   async function sendClaimed(t: MailTransport, claimed: ClaimedMail[]): Promise<MailOutcome[]> {
-    const outcomes = await mapWindow(claimed, SMTP_CONNECTIONS * 2, (m) => attempt(t, m));
+    const outcomes = await mapWindow(claimed, IN_FLIGHT, (m) => attempt(t, m));
     await record(outcomes);
     return outcomes;
   }
