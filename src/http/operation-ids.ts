@@ -28,6 +28,8 @@ const OVERRIDES: Record<string, string> = {
   'GET /api/workspaces/{slug}/issues/': 'listWorkspaceIssues',
   'GET /api/users/me/notification-settings/': 'getNotificationSettings',
   'PUT /api/users/me/notification-settings/': 'setNotificationSettings',
+  'GET /api/admin/mail/': 'adminListMail',
+  'GET /api/admin/mail/{mailId}/': 'adminGetMail',
 };
 
 const VERB_FOR_ITEM: Record<string, string> = { get: 'get', patch: 'update', put: 'set', delete: 'delete' };
