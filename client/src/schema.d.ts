@@ -47,6 +47,26 @@ export interface paths {
          * The mail outbox: every mail and its fate, newest first (instance admin)
          * @description States `pending` (waiting, retrying, or kept because SMTP_URL is unset), `sent`, `failed` with the server's answer. Bodies are never shown (invitation and password-reset links are secrets); `npm run cli -- mail show ID` shows them.
          */
+        get: operations["adminListMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/mail/{mailId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One mail of the outbox: its fate, headers and text (instance admin)
+         * @description The tokens of invitation, password-reset and unsubscribe links are replaced by `[redacted]`; the HTML body is not shown.
+         */
         get: operations["adminGetMail"];
         put?: never;
         post?: never;
@@ -2778,7 +2798,7 @@ export interface operations {
             };
         };
     };
-    adminGetMail: {
+    adminListMail: {
         parameters: {
             query?: {
                 /** @description Items to skip, 0..2147483647 (default 0) */
@@ -2889,6 +2909,223 @@ export interface operations {
             };
             /** @description Your role does not allow this action */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description The database cannot be reached at the moment (a restart, failover or outage); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+        };
+    };
+    adminGetMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID v7 identifier */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: number;
+                        /** @description `notification`, `digest`, `invitation`, `password_reset`, `test`, ... */
+                        category: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC, e.g. 2026-11-21T09:30:00.000Z
+                         */
+                        created_at: string;
+                        failed_at: string | null;
+                        /** @description Extra headers (List-Unsubscribe, ...), token links redacted */
+                        headers: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description UUID v7 identifier
+                         */
+                        id: string;
+                        /** @description The SMTP server's answer to the last attempt (or the connection error) */
+                        last_answer: string | null;
+                        /** @description The Message-ID header, made when the mail was queued and kept for every attempt */
+                        message_id: string;
+                        next_attempt_at: string | null;
+                        sent_at: string | null;
+                        status: "pending" | "sent" | "failed";
+                        subject: string;
+                        /** @description The plain-text body, with the tokens of invitation, password-reset and unsubscribe links replaced by [redacted] */
+                        text: string;
+                        to: string;
+                        user_id: string | null;
+                        workspace_id: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Your role does not allow this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        detail: string;
+                        errors?: {
+                            message: string;
+                            /** @description JSON pointer into the request part that failed */
+                            path: string;
+                        }[];
+                        /** @description storage_limit_reached: the plan's storage in bytes */
+                        limit_bytes?: number;
+                        request_id?: string;
+                        status: number;
+                        title: string;
+                        /** @description Always about:blank */
+                        type: string;
+                        /** @description storage_limit_reached: the bytes the workspace stores and reserves now */
+                        used_bytes?: number;
+                    };
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
