@@ -173,6 +173,29 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
     await h.page.goto(h.app(`/w/${h.slug}/members`));
     await h.page.getByText('No pending invitations.').waitFor();
     expect(await h.page.getByRole('region', { name: 'Members' }).getByRole('row').count()).toBe(4); // header, Ada, Carol, Dan
+    await h.shot('members-after');
+  });
+
+  it('signs in from the invitation page (an existing account), comes back to it and accepts', async () => {
+    const finn = await h.signUp('Finn');
+    const invited = await h.ctx.api.post(`/api/workspaces/${h.slug}/invitations/`, { email: finn.email, role: 'member' }, { token: h.token });
+    expect(invited.status, invited.text).toBe(201);
+    const { link } = await linkMailedTo(finn.email, 'invitations');
+    const { context, page } = await browserOf();
+    try {
+      await page.goto(link);
+      await page.getByRole('link', { name: 'Sign in to accept' }).click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByLabel('E-mail').fill(finn.email);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Accept invitation' }).click();
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      const members = (await h.ctx.api.get(`/api/workspaces/${h.slug}/members/`, { token: h.token })).body as { email: string }[];
+      expect(members.map((m) => m.email)).toContain(finn.email);
+    } finally {
+      await context.close();
+    }
   });
 
   it('resets a forgotten password through the mailed link, then signs in with the new one', async () => {
