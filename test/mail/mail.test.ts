@@ -229,6 +229,32 @@ describe('notification mails', () => {
     expect(mailsTo(member.user.email)).toHaveLength(2);
   });
 
+  it('a digest waits for the hour in the time zone the user has when it is due', async () => {
+    const { ws, member, project } = await setup();
+    const issue = await createIssue(t.api, ws, project.id, { name: 'Moving user' });
+    await t.api.patch('/api/users/me/', { time_zone: 'Europe/Istanbul' }, { token: member.token });
+    await t.api.put('/api/users/me/notification-settings/', { email: 'digest', digest_hour: 9 }, { token: member.token });
+    const watch = await t.api.post(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/watch/`, {}, { token: member.token });
+    expect(watch.status, watch.text).toBeLessThan(300);
+    await t.api.patch(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${issue.id}/`, { priority: 'high' }, { token: ws.admin.token });
+    const { nextDigestAt } = await import('../../src/modules/mail/mail.rules.js');
+    const queuedAt = t.clock.now();
+    const istanbul = nextDigestAt(queuedAt, 9, 'Europe/Istanbul');
+    // The user moves to New York before the digest is due: at 9:00 in Istanbul nothing is sent, at 9:00 in New York it is.
+    await t.api.patch('/api/users/me/', { time_zone: 'America/New_York' }, { token: member.token });
+    const newYork = nextDigestAt(queuedAt, 9, 'America/New_York');
+    expect(newYork.getTime()).toBeGreaterThan(istanbul.getTime());
+    t.clock.set(istanbul);
+    await deliver();
+    expect(mailsTo(member.user.email)).toHaveLength(0);
+    t.clock.set(newYork);
+    await deliver();
+    await new Promise((r) => setTimeout(r, 300));
+    const mails = mailsTo(member.user.email);
+    expect(mails.map((m) => m.subject)).toEqual(['Your daily digest: 1 notification']);
+    expect(mails[0]!.text).toContain('changed the priority of');
+  });
+
   it('a signed link turns its kind off with a one-click POST; GET asks first; a tampered or foreign token changes nothing', async () => {
     const { ws, member, project } = await setup();
     await createIssue(t.api, ws, project.id, { name: 'Unsubscribe me', assignee_ids: [member.user.id] });

@@ -126,7 +126,21 @@ export function createMailService({ db, repo, clock, queue, worker, config, publ
     const [recipient] = await repo.recipients(tx, [userId]);
     if (!recipient) return 0;
     // Settings changed since an item was queued (a kind turned off, mail off): what is no longer wanted is dropped.
-    const wanted = items.filter((i) => routeNotification(recipient, i.kind) !== null);
+    let wanted = items.filter((i) => routeNotification(recipient, i.kind) !== null);
+    // The time zone (or the hour) changed since the digest items were queued: their digest is at the first such hour
+    // after the oldest of them in the zone of now; still ahead, they wait for it (queued again, in this transaction).
+    const digest = wanted.filter((i) => i.delivery === 'digest');
+    if (digest.length) {
+      const oldest = new Date(Math.min(...digest.map((i) => i.created_at.getTime())));
+      const due = nextDigestAt(oldest, recipient.digest_hour, recipient.time_zone);
+      if (due.getTime() > now.getTime()) {
+        await repo.queueNotifications(
+          tx,
+          digest.map((i) => ({ ...i, due_at: due })),
+        );
+        wanted = wanted.filter((i) => i.delivery !== 'digest');
+      }
+    }
     const ctx = {
       publicBaseUrl,
       recipient: { email: recipient.email_address, display_name: recipient.display_name, time_zone: recipient.time_zone },
