@@ -154,6 +154,31 @@ describe('delivery', () => {
   });
 });
 
+describe('retention', () => {
+  it('deletes sent and failed mails older than MAIL_RETENTION_DAYS, never pending ones', async () => {
+    const sent = await queueMail('Old sent');
+    await job('mail.deliver');
+    expect((await row(sent.id)).status).toBe('sent');
+    smtp.fail({ code: 550, times: 1 });
+    const failed = await queueMail('Old failed');
+    await job('mail.deliver');
+    expect((await row(failed.id)).status).toBe('failed');
+    await smtp.down();
+    const pending = await queueMail('Still pending');
+    await job('mail.deliver');
+    await smtp.up();
+    expect((await row(pending.id)).status).toBe('pending');
+    t.clock.advance(89 * 86_400_000);
+    await job('mail.cleanup');
+    expect(await repo.findMail(t.database.db, sent.id)).toBeDefined();
+    t.clock.advance(2 * 86_400_000);
+    await job('mail.cleanup');
+    expect(await repo.findMail(t.database.db, sent.id)).toBeUndefined();
+    expect(await repo.findMail(t.database.db, failed.id)).toBeUndefined();
+    expect(await repo.findMail(t.database.db, pending.id)).toBeDefined();
+  });
+});
+
 describe('without SMTP_URL', () => {
   it('keeps mails pending in the database and sends nothing', async () => {
     const app = await startTestApp({ mail: { ...mailConfig, smtpUrl: null } }, t.database);

@@ -13,7 +13,7 @@ export interface MailDeps {
   clock: Clock;
   queue: MailOutbox;
   worker: MailWorker;
-  config: Pick<MailConfig, 'batchWindowS' | 'smtpUrl'>;
+  config: Pick<MailConfig, 'batchWindowS' | 'smtpUrl' | 'retentionDays'>;
   publicBaseUrl: string;
   log?: { warn(obj: object, msg: string): void };
 }

@@ -121,6 +121,14 @@ export function mailRepository() {
       return { rows: rows as MailRow[], total: Number(count.n) };
     },
 
+    /** Deletes sent and failed mails finished before `before`, a batch at a time; answers how many. */
+    async deleteFinishedBefore(tx: Executor, before: Date, batch: number): Promise<number> {
+      const res = await sql`
+        DELETE FROM mail_outbox WHERE id IN (
+          SELECT id FROM mail_outbox WHERE status <> 'pending' AND updated_at < ${before} ORDER BY updated_at LIMIT ${batch})`.execute(tx);
+      return Number(res.numAffectedRows ?? 0);
+    },
+
     async findMail(tx: Executor, id: string): Promise<MailRow | undefined> {
       return (await tx.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst()) as MailRow | undefined;
     },

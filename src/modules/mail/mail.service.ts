@@ -246,6 +246,17 @@ export function createMailService({ db, repo, clock, queue, worker, config, publ
       return pageOf(rows.map(mailView), total, query);
     },
 
+    /** Deletes sent and failed mails older than MAIL_RETENTION_DAYS (the `mail.cleanup` duty); pending ones stay. */
+    async cleanup(): Promise<number> {
+      const before = new Date(clock.now().getTime() - config.retentionDays * 86_400_000);
+      let deleted = 0;
+      for (;;) {
+        const n = await repo.deleteFinishedBefore(db, before, 5_000);
+        deleted += n;
+        if (n < 5_000) return deleted;
+      }
+    },
+
     /** One mail for the instance admin: its text body with the tokens of its links redacted. */
     async getMail(actor: Actor, id: string) {
       requireAdmin(actor);
