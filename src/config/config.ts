@@ -58,6 +58,8 @@ export interface MailConfig {
   timeoutMs: number;
   /** MAIL_BATCH_WINDOW_S: instant notification mails to one user within this window are one mail (default 120). */
   batchWindowS: number;
+  /** MAIL_RETENTION_DAYS: sent and failed mails older than this are deleted (pending ones never). */
+  retentionDays: number;
 }
 
 export interface Config {
@@ -443,6 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: int(env, 'MAIL_POLL_MS', 2000, 100, 3_600_000),
       timeoutMs: int(env, 'MAIL_TIMEOUT_MS', 30_000, 100, 300_000),
       batchWindowS: int(env, 'MAIL_BATCH_WINDOW_S', 120, 0, 86_400),
+      retentionDays: int(env, 'MAIL_RETENTION_DAYS', 90, 1, 3650),
     },
   };
   return Object.freeze(config);
