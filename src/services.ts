@@ -205,6 +205,7 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   });
   notifications.onCreated(mail.onNotifications);
   jobs.push({ name: 'mail.notifications', run: () => mail.runDuty(), intervalMs: config.mail.pollMs });
+  jobs.push({ name: 'mail.cleanup', run: () => mail.cleanup(), intervalMs: 3_600_000 });
 
   // Invitations (26.4) and password reset (26.5): their mails go through the mail outbox, `invited` to the inbox.
   const invitations = createInvitationsService({
