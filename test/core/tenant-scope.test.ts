@@ -47,6 +47,7 @@ const CROSS_WORKSPACE: Record<string, string> = {
   'mail.repository.ts#claimMails': "the mail worker claims due mails of the instance (the outbox is the instance's; a mail may belong to no workspace)",
   'mail.repository.ts#recordOutcomes': 'writes back the outcomes of the mails claimMails claimed (by id)',
   'mail.repository.ts#listMails': "the instance admin's list of the mail outbox",
+  'mail.repository.ts#deleteFinishedBefore': 'mail retention prunes old sent and failed mails of the instance',
   'mail.repository.ts#findMail': "the instance admin's (the CLI's) view of one mail, by id",
   'mail.repository.ts#rescheduleDigest': "moves a user's digest items of every workspace (the user changed their digest hour)",
   'mail.repository.ts#dueUsers': 'the mail duty finds users with notification mails due, in every workspace',
