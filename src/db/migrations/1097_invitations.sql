@@ -19,13 +19,16 @@ CREATE TABLE invitations (
 -- One open (not accepted, not revoked) invitation per e-mail and workspace: a second invite while one is open is 409;
 -- an expired open one is revoked by the next invite of that e-mail.
 CREATE UNIQUE INDEX invitations_open_email_idx ON invitations (workspace_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL;
+-- The tenant key its retired tokens refer to (contract 15: no reference across workspaces).
+CREATE UNIQUE INDEX invitations_workspace_id_idx ON invitations (workspace_id, id);
 
 -- Tokens that a resend replaced: they answer 410 (not 404) until the invitation is gone.
 CREATE TABLE invitation_retired_tokens (
   token_hash    text PRIMARY KEY,
   workspace_id  uuid NOT NULL,
-  invitation_id uuid NOT NULL REFERENCES invitations (id) ON DELETE CASCADE,
-  retired_at    timestamptz NOT NULL
+  invitation_id uuid NOT NULL,
+  retired_at    timestamptz NOT NULL,
+  FOREIGN KEY (workspace_id, invitation_id) REFERENCES invitations (workspace_id, id) ON DELETE CASCADE
 );
 
 -- A password reset: single use, valid one hour. Confirming one uses up every other open reset of the user.
