@@ -167,7 +167,7 @@ describe('who is told what', () => {
 describe('watching', () => {
   it('shows `watching` on the issue, the lists and the answers; watch and unwatch; an explicit unwatch holds until assigned', async () => {
     const s = await setup();
-    const issue = await createIssue(s.api, s.ws, s.project.id, { name: 'W' });
+    const issue = (await createIssue(s.api, s.ws, s.project.id, { name: 'W' })) as Awaited<ReturnType<typeof createIssue>> & { watching: boolean };
     expect(issue.watching).toBe(true); // the creator
     const get = (token: string) => s.api.get(`${s.base}${issue.id}/`, { token });
     expect((await get(s.member.token)).body.watching).toBe(false);
@@ -195,7 +195,7 @@ describe('watching', () => {
 
   it('keeps webhook payloads unchanged: no `watching` in the recorded events', async () => {
     const s = await setup();
-    const issue = await createIssue(s.api, s.ws, s.project.id, { name: 'Hook' });
+    const issue = (await createIssue(s.api, s.ws, s.project.id, { name: 'Hook' })) as Awaited<ReturnType<typeof createIssue>> & { watching: boolean };
     const updated = await s.patch(issue.id, { priority: 'high' });
     const { rows } = await sql<{ type: string; data: any }>`
       SELECT type, data FROM events WHERE workspace_id = ${s.ws.workspaceId} AND type LIKE 'issue.%' ORDER BY created_at, id`.execute(ctx().database.db);

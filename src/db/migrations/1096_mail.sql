@@ -20,7 +20,7 @@ CREATE TABLE mail_settings (
 CREATE TABLE mail_notifications (
   id              uuid PRIMARY KEY,
   workspace_id    uuid NOT NULL,
-  user_id         uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  user_id         uuid NOT NULL,
   notification_id uuid NOT NULL,
   kind            text NOT NULL,
   delivery        text NOT NULL CHECK (delivery IN ('instant', 'digest')),

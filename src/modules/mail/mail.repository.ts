@@ -191,33 +191,64 @@ export function mailRepository() {
       }));
     },
 
-    async displayNames(tx: Executor, userIds: string[]): Promise<Map<string, string>> {
-      if (!userIds.length) return new Map();
-      const rows = await tx.selectFrom('users').select(['id', 'display_name']).where('id', 'in', userIds).execute();
-      return new Map(rows.map((r) => [r.id, r.display_name]));
-    },
-
-    // ---- what a notification mail shows ----
-
-    /** Slugs and names of workspaces. */
-    async workspaces(tx: Executor, ids: string[]): Promise<{ id: string; slug: string; name: string }[]> {
-      if (!ids.length) return [];
-      return tx.selectFrom('workspaces').select(['id', 'slug', 'name']).where('id', 'in', ids).execute();
-    },
-
-    /** Issues of one workspace with their project and key parts. */
-    async issues(tx: Executor, workspaceId: string, ids: string[]) {
-      if (!ids.length) return [];
-      return tx
-        .selectFrom('issues as i')
-        .innerJoin('projects as p', (j) => j.onRef('p.workspace_id', '=', 'i.workspace_id').onRef('p.id', '=', 'i.project_id'))
-        .select(['i.id', 'i.name', 'i.project_id', 'i.sequence_id', 'p.identifier'])
-        .where('i.workspace_id', '=', workspaceId)
-        .where('i.id', 'in', ids)
-        .execute();
-    },
-
     // ---- the queue of notifications ----
+
+    /**
+     * The notification listener's one statement: queues each new notification its recipient wants mailed (by their
+     * settings, the defaults without a row), with what the mail shows (`payload`: the workspace, the issue and its
+     * key, the actor's name) read in the same statement. Instant items are due at `instantDue` (the batching window);
+     * digest items at `now`, and the duty moves them to the recipient's digest hour in their time zone on its next
+     * pass (composeFor), so no time zone is worked out in the writing transaction.
+     */
+    async queueNew(
+      tx: Executor,
+      notifications: {
+        id: string;
+        notification_id: string;
+        workspace_id: string;
+        user_id: string;
+        issue_id: string | null;
+        kind: string;
+        actor_id: string | null;
+        data: unknown;
+        created_at: string;
+      }[],
+      routing: { instantKinds: string[]; neverKinds: string[]; instantDue: Date; now: Date },
+    ): Promise<void> {
+      if (!notifications.length) return;
+      const { instantKinds, neverKinds, instantDue, now } = routing;
+      await sql`
+        INSERT INTO mail_notifications (id, workspace_id, user_id, notification_id, kind, delivery, due_at, payload, created_at)
+        SELECT n.id, n.workspace_id, n.user_id, n.notification_id, n.kind, r.delivery,
+               CASE WHEN r.delivery = 'instant' THEN ${instantDue}::timestamptz ELSE ${now}::timestamptz END,
+               jsonb_build_object(
+                 'kind', n.kind,
+                 'data', coalesce(n.data, '{}'::jsonb),
+                 'workspace', jsonb_build_object('id', n.workspace_id, 'slug', w.slug, 'name', w.name),
+                 'issue', CASE WHEN n.issue_id IS NULL THEN NULL ELSE jsonb_build_object(
+                   'id', n.issue_id,
+                   'key', p.identifier || '-' || i.sequence_id,
+                   'name', i.name,
+                   'project_id', coalesce(i.project_id::text, n.data->>'project_id')) END,
+                 'actor', a.display_name,
+                 'created_at', n.created_at),
+               ${now}::timestamptz
+        FROM jsonb_to_recordset(${JSON.stringify(notifications)}::jsonb) AS n (
+          id uuid, notification_id uuid, workspace_id uuid, user_id uuid, issue_id uuid, kind text, actor_id uuid,
+          data jsonb, created_at text)
+        JOIN users u ON u.id = n.user_id
+        LEFT JOIN mail_settings s ON s.user_id = n.user_id
+        LEFT JOIN workspaces w ON w.id = n.workspace_id
+        LEFT JOIN issues i ON i.workspace_id = n.workspace_id AND i.id = n.issue_id
+        LEFT JOIN projects p ON p.workspace_id = i.workspace_id AND p.id = i.project_id
+        LEFT JOIN users a ON a.id = n.actor_id
+        CROSS JOIN LATERAL (
+          SELECT CASE WHEN coalesce(s.email, ${DEFAULT_SETTINGS.email}) = 'instant' AND n.kind = ANY(${instantKinds}::text[])
+                      THEN 'instant' ELSE 'digest' END AS delivery) r
+        WHERE coalesce(s.email, ${DEFAULT_SETTINGS.email}) <> 'off'
+          AND NOT (n.kind = ANY(coalesce(s.kinds_off, '{}'::text[])))
+          AND NOT (n.kind = ANY(${neverKinds}::text[]))`.execute(tx);
+    },
 
     async queueNotifications(tx: Executor, rows: QueuedNotification[]): Promise<void> {
       if (!rows.length) return;

@@ -4,12 +4,12 @@ import type { MailStatus } from '../../db/tables/mail.js';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, forbidden, notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
-import { NOTIFICATION_KINDS, type NotificationCreated, type NotificationListener } from '../../kernel/notices.js';
+import { NOTIFICATION_KINDS, type NotificationListener } from '../../kernel/notices.js';
 import { type Page, type PageQuery, pageOf } from '../../kernel/pagination.js';
 import type { MailDeps } from './mail.deps.js';
 import { type NotificationPayload, renderNotificationMail } from './mail.render.js';
 import type { MailRow, QueuedNotification, SettingsRow } from './mail.repository.js';
-import { nextDigestAt, routeNotification, signUnsubscribe, type UnsubscribeScope, verifyUnsubscribe } from './mail.rules.js';
+import { INSTANT_KINDS, nextDigestAt, routeNotification, SELF_MAILED_KINDS, signUnsubscribe, type UnsubscribeScope, verifyUnsubscribe } from './mail.rules.js';
 import { mailDetailView, mailView, settingsView } from './mail.views.js';
 
 export type MailService = ReturnType<typeof createMailService>;
@@ -41,81 +41,27 @@ export function createMailService({ db, repo, clock, queue, worker, config, publ
   const unsubscribeUrl = (k: string, userId: string, scope: string) =>
     `${publicBaseUrl}/api/mail/unsubscribe/${signUnsubscribe(k, userId, scope as UnsubscribeScope)}/`;
 
-  /** What the queue keeps of each notification: the workspace, the issue and its key, the actor's name. */
-  async function payloads(tx: Tx, notifications: NotificationCreated[]): Promise<Map<string, NotificationPayload>> {
-    const workspaceIds = [...new Set(notifications.map((n) => n.workspaceId))];
-    const workspaces = new Map((await repo.workspaces(tx, workspaceIds)).map((w) => [w.id, w]));
-    const issues = new Map<string, { id: string; name: string; project_id: string; sequence_id: number; identifier: string }>();
-    for (const workspaceId of workspaceIds) {
-      const ids = [...new Set(notifications.filter((n) => n.workspaceId === workspaceId && n.issueId).map((n) => n.issueId!))];
-      for (const issue of await repo.issues(tx, workspaceId, ids)) issues.set(`${workspaceId}:${issue.id}`, issue);
-    }
-    const actors = await repo.displayNames(tx, [...new Set(notifications.map((n) => n.actorId).filter((a): a is string => a !== null))]);
-    return new Map(
-      notifications.map((n) => {
-        const w = workspaces.get(n.workspaceId);
-        const issue = n.issueId ? issues.get(`${n.workspaceId}:${n.issueId}`) : undefined;
-        const payload: NotificationPayload = {
-          kind: n.kind,
-          data: JSON.parse(JSON.stringify(n.data ?? {})) as Record<string, unknown>,
-          workspace: { id: n.workspaceId, slug: w?.slug ?? null, name: w?.name ?? null },
-          issue: n.issueId
-            ? {
-                id: n.issueId,
-                key: issue ? `${issue.identifier}-${issue.sequence_id}` : null,
-                name: issue?.name ?? null,
-                project_id: issue?.project_id ?? (typeof n.data?.project_id === 'string' ? n.data.project_id : null),
-              }
-            : null,
-          actor: n.actorId ? (actors.get(n.actorId) ?? null) : null,
-          created_at: n.createdAt.toISOString(),
-        };
-        return [n.id, payload];
-      }),
-    );
-  }
-
   /**
    * The notification listener (in the transaction that wrote the notifications): each recipient's settings say
    * whether and how it is mailed; what is mailed is queued with its due time (the batching window, or the digest).
    */
   const onNotifications: NotificationListener<Tx> = async (tx, created) => {
     if (!created.length) return;
-    const recipients = new Map((await repo.recipients(tx, [...new Set(created.map((n) => n.userId))])).map((r) => [r.id, r]));
-    const routed = created.flatMap((n) => {
-      const r = recipients.get(n.userId);
-      const how = r ? routeNotification(r, n.kind) : null;
-      return r && how ? [{ n, r, how }] : [];
-    });
-    if (!routed.length) return;
     const now = clock.now();
-    const shown = await payloads(
+    await repo.queueNew(
       tx,
-      routed.map((x) => x.n),
-    );
-    const windowMs = config.batchWindowS * 1000;
-    const digestAt = new Map<string, Date>();
-    await repo.queueNotifications(
-      tx,
-      routed.map(({ n, r, how }) => {
-        let due: Date;
-        if (how === 'instant') due = new Date(now.getTime() + windowMs);
-        else {
-          due = digestAt.get(r.id) ?? nextDigestAt(now, r.digest_hour, r.time_zone);
-          digestAt.set(r.id, due);
-        }
-        return {
-          id: newId(),
-          workspace_id: n.workspaceId,
-          user_id: n.userId,
-          notification_id: n.id,
-          kind: n.kind,
-          delivery: how,
-          due_at: due,
-          payload: shown.get(n.id)! as unknown as Record<string, unknown>,
-          created_at: now,
-        };
-      }),
+      created.map((n) => ({
+        id: newId(),
+        notification_id: n.id,
+        workspace_id: n.workspaceId,
+        user_id: n.userId,
+        issue_id: n.issueId,
+        kind: n.kind,
+        actor_id: n.actorId,
+        data: n.data ?? {},
+        created_at: n.createdAt.toISOString(),
+      })),
+      { instantKinds: [...INSTANT_KINDS], neverKinds: [...SELF_MAILED_KINDS], instantDue: new Date(now.getTime() + config.batchWindowS * 1000), now },
     );
   };
 
