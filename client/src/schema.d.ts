@@ -7240,6 +7240,8 @@ export interface operations {
             query?: {
                 /** @description true: the archive instead of the inbox (default: not archived) */
                 archived?: boolean;
+                /** @description One kind only (`total` counts that kind) */
+                kind?: "assigned" | "mentioned" | "commented" | "state_changed" | "priority_changed" | "due_date_changed" | "sla_at_risk" | "sla_breached" | "invited";
                 /** @description Items to skip, 0..2147483647 (default 0) */
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */

@@ -267,6 +267,20 @@ describe('the inbox', () => {
     expect((await s.inbox(s.member)).total).toBe(1);
   });
 
+  it('filters by kind (total and page of that kind); deleting an issue takes its notifications with it', async () => {
+    const s = await setup();
+    const a = await createIssue(s.api, s.ws, s.project.id, { name: 'A', assignee_ids: [s.member.user.id] });
+    const b = await createIssue(s.api, s.ws, s.project.id, { name: 'B', assignee_ids: [s.member.user.id] });
+    await s.patch(a.id, { priority: 'urgent' });
+    expect(await s.kinds(s.member)).toEqual(['priority_changed', 'assigned', 'assigned']);
+    expect(await s.inbox(s.member, '?kind=assigned')).toMatchObject({ total: 2, unread_count: 3 });
+    expect(await s.kinds(s.member, '?kind=priority_changed')).toEqual(['priority_changed']);
+    expect((await s.api.get('/api/users/me/notifications/?kind=nope', { token: s.member.token })).status).toBe(400);
+    const removed = await s.api.delete(`${s.base}${a.id}/`, { token: s.ws.admin.token });
+    expect(removed.status).toBe(204);
+    expect(await s.inbox(s.member)).toMatchObject({ total: 1, unread_count: 1, results: [{ issue: { id: b.id } }] });
+  });
+
   it('hides a snoozed notification from the list and both counts until it wakes', async () => {
     const s = await setup();
     const { clock } = ctx();

@@ -18,6 +18,7 @@ export const KINDS = [
   'invited',
 ] as const;
 export type Kind = (typeof KINDS)[number];
+export const isKind = (value: string): value is Kind => (KINDS as readonly string[]).includes(value);
 
 /** What each kind is called in filters and settings. */
 export const KIND_LABELS: Record<Kind, string> = {

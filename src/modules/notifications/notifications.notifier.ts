@@ -202,6 +202,8 @@ export function createNotifier(deps: Pick<NotificationsDeps, 'repo' | 'clock'>) 
       events.subscribe('issue.created', onIssueCreated);
       events.subscribe('issues.changed', onIssuesChanged);
       events.subscribe('comment.created', onCommentCreated);
+      // Its notifications go with a deleted issue (no foreign key: migration 1095).
+      events.subscribe('issue.deleted', (tx, e) => repo.deleteOfIssue(tx, e.issue.workspaceId, e.issue.id));
     },
 
     onSlaCrossings,

@@ -28,6 +28,8 @@ export interface InboxFilter {
   now: Date;
   unread?: boolean;
   archived: boolean;
+  /** One kind only. */
+  kind?: NotificationKind;
 }
 
 export interface WatcherToAdd {
@@ -105,6 +107,11 @@ export function notificationsRepository() {
            OR EXISTS (SELECT 1 FROM workspace_members m WHERE m.workspace_id = v.workspace_id AND m.user_id = v.user_id)
         RETURNING id, workspace_id, user_id, issue_id, kind, actor_id, data, created_at`.execute(tx);
       return written;
+    },
+
+    /** The notifications of a deleted issue. */
+    async deleteOfIssue(tx: Executor, workspaceId: string, issueId: string): Promise<void> {
+      await tx.deleteFrom('notifications').where('workspace_id', '=', workspaceId).where('issue_id', '=', issueId).execute();
     },
 
     // ---- watchers -------------------------------------------------------------------------------------------------
@@ -227,6 +234,7 @@ export function notificationsRepository() {
         .where((eb) => visible(eb as unknown as N, f))
         .where('n.archived_at', f.archived ? 'is not' : 'is', null);
       if (f.unread) query = query.where('n.read_at', 'is', null);
+      if (f.kind) query = query.where('n.kind', '=', f.kind);
       return query.orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').limit(page.per_page).offset(page.offset).execute();
     },
 
@@ -246,6 +254,7 @@ export function notificationsRepository() {
         .where((eb) => visible(eb as unknown as N, f))
         .where('n.archived_at', f.archived ? 'is not' : 'is', null);
       if (f.unread) query = query.where('n.read_at', 'is', null);
+      if (f.kind) query = query.where('n.kind', '=', f.kind);
       return (await query.executeTakeFirstOrThrow()).n;
     },
 

@@ -39,6 +39,7 @@ export const InboxQuery = Type.Object(
     unread: Type.Optional({ ...Flag, description: 'true: unread ones only' }),
     archived: Type.Optional({ ...Flag, description: 'true: the archive instead of the inbox (default: not archived)' }),
     workspace: Type.Optional({ ...Slug, description: 'One workspace (its slug); 404 if you are not a member' }),
+    kind: Type.Optional(Type.Enum([...NOTIFICATION_KINDS], { description: 'One kind only (`total` counts that kind)' })),
   },
   { additionalProperties: false },
 );

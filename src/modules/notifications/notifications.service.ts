@@ -2,13 +2,14 @@ import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, invalid, notFound } from '../../kernel/errors.js';
 import { pageOf, type PageQuery } from '../../kernel/pagination.js';
+import type { NotificationKind } from '../../kernel/notices.js';
 import type { NotificationsDeps } from './notifications.deps.js';
 import { createNotifier } from './notifications.notifier.js';
 import { notificationView, watcherView } from './notifications.views.js';
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;
 
-export type InboxQuery = PageQuery & { unread?: boolean; archived?: boolean; workspace?: string };
+export type InboxQuery = PageQuery & { unread?: boolean; archived?: boolean; workspace?: string; kind?: NotificationKind };
 
 /**
  * Watchers (contract 26.1) and the inbox (26.2), and who is told what (`notifications.notifier.ts`). The inbox spans
@@ -82,7 +83,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
     /** The inbox (default) or the archive (`archived=true`), newest first, with `total` and `unread_count`. */
     async list(actor: Actor, query: InboxQuery) {
       const s = await scope(actor, query.workspace);
-      const filter = { ...s, archived: query.archived === true, ...(query.unread === true && { unread: true }) };
+      const filter = { ...s, archived: query.archived === true, ...(query.unread === true && { unread: true }), ...(query.kind && { kind: query.kind }) };
       const [rows, total, unread] = [await repo.listInbox(db, filter, query), await repo.countInbox(db, filter), await repo.countUnread(db, s)];
       return { ...pageOf(rows.map(notificationView), total, query), unread_count: unread };
     },

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api.js';
 import { SelectField } from '../components/options.js';
-import { ago, describe, type Kind, KIND_LABELS, KINDS, type Notification, noticesChanged } from '../notices.js';
+import { ago, describe, isKind, KIND_LABELS, KINDS, type Notification, noticesChanged } from '../notices.js';
 import { href, navigate } from '../router.js';
 import { Empty, Field, Loading, Pager, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
@@ -63,9 +63,9 @@ export function Inbox({ query }: { query: URLSearchParams }) {
               ...(tab === 'unread' ? { unread: true } : {}),
               ...(tab === 'archived' ? { archived: true } : {}),
               ...(workspace ? { workspace } : {}),
-              // The API filters by workspace, not by kind: a kind is picked out of the latest 100 here.
-              offset: kind ? 0 : offset,
-              per_page: kind ? 100 : PER_PAGE,
+              ...(isKind(kind) ? { kind } : {}),
+              offset,
+              per_page: PER_PAGE,
             },
           },
         }),
@@ -99,8 +99,7 @@ export function Inbox({ query }: { query: URLSearchParams }) {
     );
   const read = (body: { ids: string[] } | { all: true; workspace?: string }) => unwrap(api().POST('/api/users/me/notifications/read/', { body }));
   const readAll = () => act.run(() => read({ all: true, ...(workspace ? { workspace } : {}) }));
-  const loaded = list.data;
-  const page = loaded && kind ? { ...loaded, results: loaded.results.filter((n) => n.kind === kind) } : loaded;
+  const page = list.data;
   return (
     <section class="inbox">
       <PageTitle
@@ -164,22 +163,14 @@ export function Inbox({ query }: { query: URLSearchParams }) {
               />
             ))}
           </ul>
-          {kind ? (
-            loaded && loaded.total > loaded.results.length ? (
-              <p class="muted">
-                Showing {KIND_LABELS[kind as Kind] ?? kind} among your latest {loaded.results.length} notifications.
-              </p>
-            ) : null
-          ) : (
-            <Pager
-              offset={offset}
-              perPage={PER_PAGE}
-              shown={page.results.length}
-              total={page.total}
-              onPage={(o) => setQuery({ offset: o ? String(o) : '' })}
-              label="Notification pages"
-            />
-          )}
+          <Pager
+            offset={offset}
+            perPage={PER_PAGE}
+            shown={page.results.length}
+            total={page.total}
+            onPage={(o) => setQuery({ offset: o ? String(o) : '' })}
+            label="Notification pages"
+          />
         </>
       )}
     </section>
