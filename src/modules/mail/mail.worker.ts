@@ -5,6 +5,7 @@ import { type Metrics, NO_METRICS } from '../../kernel/metrics.js';
 import type { ClaimedMail, MailOutcome, MailRepository } from './mail.repository.js';
 import { nextAttemptAt } from './mail.rules.js';
 import { type MailTransport, SMTP_CONNECTIONS } from './mail.transport.js';
+import { mapWindow } from '../../kernel/map-window.js';
 
 export interface MailWorkerDeps {
   db: Db;
@@ -25,20 +26,6 @@ const BATCH = 200;
 const IN_FLIGHT = SMTP_CONNECTIONS * 2;
 /** A claimed mail is owned this long beyond its attempts' time; an instance that died mid-send loses it then. */
 const LEASE_MARGIN_MS = 60_000;
-
-/** Runs `fn` over `items` with at most `limit` at once, answering the results in order. */
-async function mapWindow<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 /**
  * The mail worker (contract 26.3, as the webhook worker of 12): claims due mails with FOR UPDATE SKIP LOCKED and a

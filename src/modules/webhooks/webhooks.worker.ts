@@ -7,6 +7,7 @@ import { classify, nextAttemptAt, parseRetryAfter } from './webhooks.domain.js';
 import type { ClaimedDelivery, WebhooksRepository } from './webhooks.repository.js';
 import type { Sender } from './webhooks.sender.js';
 import { eventBody } from './webhooks.views.js';
+import { mapWindow } from '../../kernel/map-window.js';
 
 export interface WorkerDeps {
   db: Db;
@@ -28,20 +29,6 @@ const BATCH = 100;
 const CONCURRENCY = 20;
 /** A claimed attempt is owned this long beyond its timeout; an instance that died mid-attempt loses it then. */
 const LEASE_MARGIN_MS = 60_000;
-
-/** Runs `fn` over `items` with at most `limit` at once, answering the results in the items' order. */
-async function mapWindow<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 /** A signer per secret, reused across attempts (each decodes its secret once); bounded, emptied when full. */
 const signers = new Map<string, Webhook>();
