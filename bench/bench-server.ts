@@ -63,14 +63,16 @@ export const cpuSince = (before: Map<number, number>, after: Map<number, number>
 
 /**
  * The real server with the bench-only twins (bench/server.ts), as `npm run bench` starts it; jobs off. `extraEnv` adds
- * to (or overrides) its environment: DATABASE_POOLER, DATABASE_REPLICA_URLS, LOG_LEVEL (bench/database-ops.ts).
+ * to (or overrides) its environment: DATABASE_POOLER, DATABASE_REPLICA_URLS, LOG_LEVEL (bench/database-ops.ts),
+ * DATA_DIR with an empty `databaseUrl` (PGlite). `root`: the checkout whose server runs (a git worktree of another
+ * commit, bench/notifications.ts); default this one.
  */
-export async function startServer(databaseUrl: string, profile = false, extraEnv: Record<string, string> = {}): Promise<ServerChild> {
+export async function startServer(databaseUrl: string, profile = false, extraEnv: Record<string, string> = {}, root = ROOT): Promise<ServerChild> {
   const port = await freePort();
   const profileDir = join(tmpdir(), 'wis-bench-profiles');
   if (profile) log(`  CPU profile of the server: ${profileDir}/ (written when it stops)`);
   const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), '--import', 'tsx', 'bench/server.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -85,7 +87,7 @@ export async function startServer(databaseUrl: string, profile = false, extraEnv
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
     try {
@@ -93,7 +95,7 @@ export async function startServer(databaseUrl: string, profile = false, extraEnv
     } catch {
       /* not up yet */
     }
-    if (Date.now() > deadline) throw new Error('the server did not come up within 60 s');
+    if (Date.now() > deadline) throw new Error('the server did not come up within 90 s');
     await sleep(200);
   }
   return {

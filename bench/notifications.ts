@@ -14,7 +14,7 @@
  *    unread).
  * Writes bench/results/notifications.md.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,14 +22,13 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openPglite } from '../src/db/database.js';
-import { freePort } from './bench-server.js';
+import { startServer } from './bench-server.js';
 import { type Query, rawKysely } from './raw.js';
 import { insertUserWithToken, insertWorkspace } from './seed.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const BASE_COMMIT = '4d224a8';
 const log = (...a: unknown[]) => console.error(...a);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]! : NaN;
@@ -50,47 +49,8 @@ interface Server {
 }
 
 /** `bench/server.ts` of a checkout (`root`), on a database (PostgreSQL URL, or a PGlite folder); jobs off. */
-async function startAt(root: string, db: { url: string } | { dir: string }): Promise<Server> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      JOB_INTERVAL_MS: '0',
-      API_RATE_LIMIT: '0',
-      ...('url' in db ? { DATABASE_URL: db.url } : { DATABASE_URL: '', DATA_DIR: db.dir }),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server (${root}) exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('the server did not come up within 90 s');
-    await sleep(200);
-  }
-  return {
-    base,
-    stop: () =>
-      new Promise<void>((ok) => {
-        if (child.exitCode !== null) return ok();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          ok();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
+function startAt(root: string, db: { url: string } | { dir: string }): Promise<Server> {
+  return 'url' in db ? startServer(db.url, false, {}, root) : startServer('', false, { DATA_DIR: db.dir }, root);
 }
 
 /**
