@@ -6,6 +6,7 @@ import type { ClaimedMail, MailOutcome, MailRepository } from './mail.repository
 import { nextAttemptAt } from './mail.rules.js';
 import { type MailTransport, SMTP_CONNECTIONS } from './mail.transport.js';
 import { mapWindow } from '../../kernel/map-window.js';
+import { createRunLoop } from '../../kernel/run-loop.js';
 
 export interface MailWorkerDeps {
   db: Db;
@@ -37,10 +38,10 @@ export function createMailWorker({ db, repo, clock, transport, config, log, metr
   const sentTotal = metrics.counter('mail_sent_total', 'Mails the SMTP server accepted');
   const failedTotal = metrics.counter('mail_failed_total', 'Mails that ended failed (a permanent refusal, or no retry left)');
   const retriedTotal = metrics.counter('mail_retries_total', 'Mail attempts that failed for a passing reason and will be retried');
-  let chain: Promise<unknown> = Promise.resolve();
-  let closed = false;
-  const timers = new Set<NodeJS.Timeout>();
-  const pending = new Set<number>();
+  const loop = createRunLoop(
+    () => runOnce(),
+    (err: unknown) => log?.warn({ err }, 'mail run failed'),
+  );
 
   /** A claim of `n` is owned while its sends (20 at a time, each up to a connection and a command timeout) may take. */
   const leaseUntil = (now: Date, n: number) => new Date(now.getTime() + Math.ceil(n / IN_FLIGHT) * config.timeoutMs * 2 + LEASE_MARGIN_MS);
@@ -85,15 +86,11 @@ export function createMailWorker({ db, repo, clock, transport, config, log, metr
       if (!claimed.length) return sent;
       await sendClaimed(transport, claimed);
       sent += claimed.length;
-      if (claimed.length < BATCH || closed) return sent;
+      if (claimed.length < BATCH || loop.closed) return sent;
     }
   }
 
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work, work);
-    chain = next.catch(() => undefined);
-    return next;
-  };
+  const { serial } = loop;
 
   return {
     /** Whether mail leaves the database at all (SMTP_URL is set). */
@@ -114,22 +111,11 @@ export function createMailWorker({ db, repo, clock, transport, config, log, metr
     /** Asks for a run soon after a commit that queued mail (20 ms, and 250 ms for a slow commit); wakes coalesce. */
     wake() {
       if (!transport) return;
-      for (const delay of [20, 250] as const) {
-        if (closed || pending.has(delay)) continue;
-        pending.add(delay);
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          pending.delete(delay);
-          if (!closed) void serial(runOnce).catch((err: unknown) => log?.warn({ err }, 'mail run failed'));
-        }, delay);
-        timers.add(timer);
-      }
+      loop.wake();
     },
 
     async close() {
-      closed = true;
-      timers.forEach((t) => clearTimeout(t));
-      await chain;
+      await loop.close();
       transport?.close();
     },
   };

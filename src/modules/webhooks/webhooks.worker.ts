@@ -8,6 +8,7 @@ import type { ClaimedDelivery, WebhooksRepository } from './webhooks.repository.
 import type { Sender } from './webhooks.sender.js';
 import { eventBody } from './webhooks.views.js';
 import { mapWindow } from '../../kernel/map-window.js';
+import { createRunLoop } from '../../kernel/run-loop.js';
 
 export interface WorkerDeps {
   db: Db;
@@ -62,10 +63,10 @@ export function signatures(
  */
 export function createWorker({ db, repo, clock, sender, config, wallClock = () => new Date(), log, metrics = NO_METRICS }: WorkerDeps) {
   const attempts = metrics.counter('webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']);
-  let chain: Promise<unknown> = Promise.resolve();
-  let closed = false;
-  const timers = new Set<NodeJS.Timeout>();
-  const pending = new Set<number>();
+  const loop = createRunLoop(
+    () => runOnce(),
+    (err: unknown) => log?.warn({ err }, 'webhook delivery run failed'),
+  );
 
   /** One attempt: sends, and answers what to record (the caller records a batch at once). */
   async function attempt(d: ClaimedDelivery, manual: boolean) {
@@ -196,11 +197,7 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     return sent;
   }
 
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work, work);
-    chain = next.catch(() => undefined);
-    return next;
-  };
+  const { serial } = loop;
 
   return {
     /** Sends every delivery due now (the periodic job, and what tests call). */
@@ -219,16 +216,7 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
      * (for a slow commit). Wakes coalesce, so a burst of commits costs two runs, not one per commit.
      */
     wake() {
-      for (const delay of [20, 250] as const) {
-        if (closed || pending.has(delay)) continue;
-        pending.add(delay);
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          pending.delete(delay);
-          if (!closed) void serial(runOnce).catch((err: unknown) => log?.warn({ err }, 'webhook delivery run failed'));
-        }, delay);
-        timers.add(timer);
-      }
+      loop.wake();
     },
 
     /** Deletes events and deliveries older than the retention (30 days by default), in batches. */
@@ -243,9 +231,7 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
     },
 
     async close() {
-      closed = true;
-      timers.forEach((t) => clearTimeout(t));
-      await chain;
+      await loop.close();
       await sender.close();
     },
   };
