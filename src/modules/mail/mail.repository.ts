@@ -1,30 +1,11 @@
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { EmailMode, MailOutboxTable, MailStatus } from '../../db/tables/mail.js';
 
 export type MailRepository = ReturnType<typeof mailRepository>;
 
 /** A mail as stored (bodies included: only the CLI and the worker read them). */
-export interface MailRow {
-  id: string;
-  message_id: string;
-  category: string;
-  to_address: string;
-  subject: string;
-  text_body: string;
-  html_body: string;
-  headers: Record<string, string>;
-  user_id: string | null;
-  workspace_id: string | null;
-  status: MailStatus;
-  attempts: number;
-  next_attempt_at: Date | null;
-  last_answer: string | null;
-  created_at: Date;
-  updated_at: Date;
-  sent_at: Date | null;
-  failed_at: Date | null;
-}
+export type MailRow = Selectable<MailOutboxTable>;
 
 /** A mail claimed for one attempt. */
 export type ClaimedMail = Pick<MailRow, 'id' | 'message_id' | 'category' | 'to_address' | 'subject' | 'text_body' | 'html_body' | 'headers' | 'attempts'>;
