@@ -20,6 +20,8 @@ import { States } from './pages/states.js';
 import { Timesheet } from './pages/timesheet.js';
 import { MyIssues, ViewPage, ViewsNav } from './pages/views.js';
 import { Projects, Workspaces } from './pages/workspaces.js';
+import { Home } from './pages/home.js';
+import { Board } from './pages/issues/board.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import './styles.css';
 
@@ -55,7 +57,8 @@ const ROUTES: Route[] = [
   { path: '/settings', page: () => <Settings /> },
   { path: '/w/:slug/members', page: (p) => <Members key={p.slug} slug={p.slug!} /> },
   { path: '/', page: () => <Workspaces /> },
-  { path: '/w/:slug', page: (p) => <Projects slug={p.slug!} /> },
+  { path: '/w/:slug', page: (p) => <Home key={p.slug} slug={p.slug!} /> },
+  { path: '/w/:slug/projects', page: (p) => <Projects slug={p.slug!} /> },
   { path: '/w/:slug/my-issues', page: (p, q) => <MyIssues slug={p.slug!} query={q} /> },
   { path: '/w/:slug/views/:viewId', page: (p, q) => <ViewPage key={p.viewId} slug={p.slug!} viewId={p.viewId!} query={q} /> },
   { path: '/w/:slug/sla/breached', page: (p) => <BreachedBoard slug={p.slug!} /> },
@@ -72,6 +75,7 @@ const ROUTES: Route[] = [
     page: (p) => <DeliveryPage key={p.deliveryId} slug={p.slug!} webhookId={p.webhookId!} deliveryId={p.deliveryId!} />,
   },
   { path: '/w/:slug/p/:projectId/issues', page: (p, q) => <IssueList slug={p.slug!} projectId={p.projectId!} query={q} /> },
+  { path: '/w/:slug/p/:projectId/board', page: (p, q) => <Board key={p.projectId} slug={p.slug!} projectId={p.projectId!} query={q} /> },
   { path: '/w/:slug/p/:projectId/issues/new', page: (p) => <NewIssue slug={p.slug!} projectId={p.projectId!} /> },
   { path: '/w/:slug/p/:projectId/issues/:issueId', page: (p) => <IssuePage key={p.issueId} slug={p.slug!} projectId={p.projectId!} issueId={p.issueId!} /> },
   { path: '/w/:slug/p/:projectId/properties', page: (p) => <Properties slug={p.slug!} projectId={p.projectId!} /> },
@@ -84,7 +88,8 @@ const ROUTES: Route[] = [
 
 function workspaceNav(slug: string) {
   return [
-    { to: `/w/${slug}`, label: 'Projects' },
+    { to: `/w/${slug}`, label: 'Home' },
+    { to: `/w/${slug}/projects`, label: 'Projects' },
     { to: `/w/${slug}/my-issues`, label: 'My issues' },
     { to: `/w/${slug}/sla/breached`, label: 'SLA breached' },
     { to: `/w/${slug}/sla/at-risk`, label: 'SLA at risk' },
@@ -102,6 +107,7 @@ function projectNav(slug: string, projectId: string) {
   const base = `/w/${slug}/p/${projectId}`;
   return [
     { to: `${base}/issues`, label: 'Issues' },
+    { to: `${base}/board`, label: 'Board' },
     { to: `${base}/properties`, label: 'Custom properties' },
     { to: `${base}/states`, label: 'States' },
     { to: `${base}/labels`, label: 'Labels' },
