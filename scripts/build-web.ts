@@ -5,7 +5,7 @@
  * to answer /app/ with a 503 that names the fix.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,10 +28,39 @@ export function webIsStale(): boolean {
   return SOURCES.some((s) => newest(s) > built);
 }
 
+const LOCK = join(WEB, '.build-lock');
+
+/**
+ * One build at a time per checkout: test files run in parallel processes, and two builds writing web/dist at once would
+ * leave it half of each. A lock older than two minutes is a crashed build's and is taken over.
+ */
+function withBuildLock<T>(run: () => T): T {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      const age = existsSync(LOCK) ? Date.now() - statSync(LOCK).mtimeMs : 0;
+      if (age > 120_000 || Date.now() > deadline) rmSync(LOCK, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    return run();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 export function buildWeb({ force = false, quiet = false } = {}): 'built' | 'fresh' | 'no-vite' {
   if (!force && !webIsStale()) return 'fresh';
   const bin = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   if (!existsSync(bin)) return 'no-vite';
+  return withBuildLock(() => (!force && !webIsStale() ? 'fresh' : viteBuild(bin, quiet)));
+}
+
+function viteBuild(bin: string, quiet: boolean): 'built' {
   // A child process with NODE_ENV=production: a build started from a test run (NODE_ENV=test) must not ship
   // development builds of preact.
   const run = spawnSync(process.execPath, [bin, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', quiet ? 'warn' : 'info'], {

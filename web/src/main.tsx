@@ -1,8 +1,9 @@
 import { render } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, getToken, setToken } from './api.js';
 import { Bell } from './components/bell.js';
 import { HeaderSearch } from './components/header-search.js';
+import { setTimeZone } from './format.js';
 import { lazy } from './lazy.js';
 import { Baselines, Deviation } from './pages/baselines.js';
 import { SignIn, SignUp } from './pages/auth.js';
@@ -24,6 +25,7 @@ import { Home } from './pages/home.js';
 import { Board } from './pages/issues/board.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import './styles.css';
+import './shell.css';
 
 type Params = Record<string, string>;
 
@@ -86,50 +88,131 @@ const ROUTES: Route[] = [
   { path: '/w/:slug/p/:projectId/baselines/:baselineId', page: (p) => <Deviation slug={p.slug!} projectId={p.projectId!} baselineId={p.baselineId!} /> },
 ];
 
-function workspaceNav(slug: string) {
+interface NavItem {
+  to: string;
+  label: string;
+}
+
+/** The workspace's pages, in groups: the day's work, the service desk, the workspace's administration. */
+function workspaceNav(slug: string): { label: string; items: NavItem[] }[] {
+  const w = `/w/${slug}`;
   return [
-    { to: `/w/${slug}`, label: 'Home' },
-    { to: `/w/${slug}/projects`, label: 'Projects' },
-    { to: `/w/${slug}/my-issues`, label: 'My issues' },
-    { to: `/w/${slug}/sla/breached`, label: 'SLA breached' },
-    { to: `/w/${slug}/sla/at-risk`, label: 'SLA at risk' },
-    { to: `/w/${slug}/sla/policies`, label: 'SLA policies' },
-    { to: `/w/${slug}/sla/calendars`, label: 'SLA calendars' },
-    { to: `/w/${slug}/sla/reports`, label: 'SLA reports' },
-    { to: `/w/${slug}/billing`, label: 'Billing' },
-    { to: `/w/${slug}/webhooks`, label: 'Webhooks' },
-    { to: `/w/${slug}/timesheet`, label: 'Timesheet' },
-    { to: `/w/${slug}/members`, label: 'Members' },
+    {
+      label: 'Workspace',
+      items: [
+        { to: w, label: 'Home' },
+        { to: `${w}/my-issues`, label: 'My issues' },
+        { to: `${w}/projects`, label: 'Projects' },
+      ],
+    },
+    {
+      label: 'Service desk',
+      items: [
+        { to: `${w}/sla/breached`, label: 'SLA breached' },
+        { to: `${w}/sla/at-risk`, label: 'SLA at risk' },
+        { to: `${w}/sla/policies`, label: 'SLA policies' },
+        { to: `${w}/sla/calendars`, label: 'SLA calendars' },
+        { to: `${w}/sla/reports`, label: 'SLA reports' },
+      ],
+    },
+    {
+      label: 'Settings',
+      items: [
+        { to: `${w}/members`, label: 'Members' },
+        { to: `${w}/timesheet`, label: 'Timesheet' },
+        { to: `${w}/billing`, label: 'Billing' },
+        { to: `${w}/webhooks`, label: 'Webhooks' },
+      ],
+    },
   ];
 }
 
-function projectNav(slug: string, projectId: string) {
+function projectNav(slug: string, projectId: string): NavItem[] {
   const base = `/w/${slug}/p/${projectId}`;
   return [
     { to: `${base}/issues`, label: 'Issues' },
     { to: `${base}/board`, label: 'Board' },
-    { to: `${base}/properties`, label: 'Custom properties' },
+    { to: `${base}/forecast`, label: 'Forecast' },
+    { to: `${base}/baselines`, label: 'Baselines' },
     { to: `${base}/states`, label: 'States' },
     { to: `${base}/labels`, label: 'Labels' },
-    { to: `${base}/baselines`, label: 'Baselines' },
-    { to: `${base}/forecast`, label: 'Forecast' },
+    { to: `${base}/properties`, label: 'Custom properties' },
   ];
 }
 
-function Nav({ items, path, label }: { items: { to: string; label: string }[]; path: string; label: string }) {
+/** A list of links; the current page's link says so (`aria-current`), also for pages below it (an issue of the list). */
+function NavList({ items, path }: { items: NavItem[]; path: string }) {
+  const current = items.find((i) => i.to === path) ?? items.filter((i) => path.startsWith(`${i.to}/`)).sort((a, b) => b.to.length - a.to.length)[0];
   return (
-    <nav aria-label={label}>
-      <ul>
-        {items.map((i) => (
-          <li key={i.to}>
-            <Link to={i.to} current={path === i.to}>
-              {i.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
+    <ul>
+      {items.map((i) => (
+        <li key={i.to}>
+          <Link to={i.to} current={i === current}>
+            {i.label}
+          </Link>
+        </li>
+      ))}
+    </ul>
   );
+}
+
+/**
+ * The sidebar of a workspace's pages: its groups, the saved views, and the project's pages inside a project. On a wide
+ * screen it is a column beside the page; on a phone it folds behind the header's "Menu" button and closes when a link
+ * is followed.
+ */
+function Sidebar({ slug, projectId, path, open }: { slug: string; projectId: string | undefined; path: string; open: boolean }) {
+  return (
+    <aside id="sidebar" class={open ? 'sidebar open' : 'sidebar'} aria-label="Sidebar">
+      <nav aria-label="Workspace">
+        <Link class="all-workspaces" to="/">
+          All workspaces
+        </Link>
+        {workspaceNav(slug).map((g) => (
+          <div class="nav-group" key={g.label}>
+            <p class="nav-heading">{g.label}</p>
+            <NavList items={g.items} path={path} />
+          </div>
+        ))}
+      </nav>
+      <ViewsNav slug={slug} path={path} />
+      {projectId && projectId !== 'new' ? (
+        <nav aria-label="Project">
+          <div class="nav-group">
+            <p class="nav-heading">Project</p>
+            <NavList items={projectNav(slug, projectId)} path={path} />
+          </div>
+        </nav>
+      ) : null}
+    </aside>
+  );
+}
+
+const ZONE_KEY = 'wis.console.tz';
+
+/** The user's time zone for every time the console shows: the last one known at once, then the profile's. */
+function useUserTimeZone(signedIn: boolean): void {
+  const [, setZone] = useState<string | null>(() => {
+    const known = localStorage.getItem(ZONE_KEY);
+    setTimeZone(known);
+    return known;
+  });
+  useEffect(() => {
+    if (!signedIn) return;
+    void api()
+      .GET('/api/users/me/')
+      .then(
+        ({ data }) => {
+          const zone = data?.time_zone ?? null;
+          if (zone === localStorage.getItem(ZONE_KEY)) return;
+          if (zone) localStorage.setItem(ZONE_KEY, zone);
+          else localStorage.removeItem(ZONE_KEY);
+          setTimeZone(zone);
+          setZone(zone);
+        },
+        () => undefined,
+      );
+  }, [signedIn]);
 }
 
 function App() {
@@ -137,10 +220,13 @@ function App() {
   const found = ROUTES.map((r) => ({ r, params: match(r.path, path) })).find((x) => x.params);
   const signedIn = Boolean(getToken());
   const needsSignIn = !signedIn && !found?.r.public;
+  const [menuOpen, setMenuOpen] = useState(false);
+  useUserTimeZone(signedIn);
   useEffect(() => {
     if (needsSignIn) navigate('/sign-in', true);
   }, [needsSignIn]);
   useEffect(() => {
+    setMenuOpen(false);
     document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
   }, [path]);
   const signOut = async () => {
@@ -148,48 +234,71 @@ function App() {
       .POST('/api/auth/sign-out/')
       .catch(() => undefined);
     setToken(null);
+    localStorage.removeItem(ZONE_KEY);
     navigate('/sign-in');
   };
   const slug = path.startsWith('/w/') ? path.split('/')[2] : undefined;
   const projectId = path.split('/')[3] === 'p' ? path.split('/')[4] : undefined;
+  const sidebar = signedIn && slug;
   return (
     <>
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="shell">
-        <Link class="brand" to="/">
+        {sidebar ? (
+          <button type="button" class="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+            <svg aria-hidden="true" viewBox="0 0 20 20" width="20" height="20">
+              <path fill="currentColor" d="M2 4h16v2H2zm0 5h16v2H2zm0 5h16v2H2z" />
+            </svg>
+            Menu
+          </button>
+        ) : null}
+        <Link class="brand" to={slug && signedIn ? `/w/${slug}` : '/'}>
           Work items
         </Link>
         {signedIn ? (
           <>
             {slug ? <HeaderSearch slug={slug} /> : null}
-            {slug ? <Nav label="Workspace" path={path} items={[{ to: '/', label: 'Workspaces' }, ...workspaceNav(slug)]} /> : null}
-            <Bell current={path === '/inbox'} />
-            <Link to="/settings" current={path === '/settings'}>
-              Settings
-            </Link>
-            <button type="button" class="link" onClick={() => void signOut()}>
-              Sign out
-            </button>
+            <nav aria-label="Account" class="account">
+              <ul>
+                {slug ? null : (
+                  <li>
+                    <Link to="/" current={path === '/'}>
+                      Workspaces
+                    </Link>
+                  </li>
+                )}
+                <li>
+                  <Bell current={path === '/inbox'} />
+                </li>
+                <li>
+                  <Link to="/settings" current={path === '/settings'}>
+                    Settings
+                  </Link>
+                </li>
+                <li>
+                  <button type="button" class="link" onClick={() => void signOut()}>
+                    Sign out
+                  </button>
+                </li>
+              </ul>
+            </nav>
           </>
         ) : null}
       </header>
-      {signedIn && slug ? <ViewsNav slug={slug} path={path} /> : null}
-      {signedIn && slug && projectId && projectId !== 'new' ? (
-        <div class="subnav">
-          <Nav label="Project" path={path} items={projectNav(slug, projectId)} />
-        </div>
-      ) : null}
-      <main id="main">
-        {needsSignIn ? null : found ? (
-          found.r.page(found.params!, query)
-        ) : (
-          <p>
-            Page not found. <Link to="/">Back to workspaces</Link>
-          </p>
-        )}
-      </main>
+      <div class={sidebar ? 'layout with-sidebar' : 'layout'}>
+        {sidebar ? <Sidebar slug={slug} projectId={projectId} path={path} open={menuOpen} /> : null}
+        <main id="main">
+          {needsSignIn ? null : found ? (
+            found.r.page(found.params!, query)
+          ) : (
+            <p>
+              Page not found. <Link to="/">Back to workspaces</Link>
+            </p>
+          )}
+        </main>
+      </div>
     </>
   );
 }
