@@ -142,7 +142,9 @@ function projectNav(slug: string, projectId: string): NavItem[] {
 
 /** A list of links; the current page's link says so (`aria-current`), also for pages below it (an issue of the list). */
 function NavList({ items, path }: { items: NavItem[]; path: string }) {
-  const current = items.find((i) => i.to === path) ?? items.filter((i) => path.startsWith(`${i.to}/`)).sort((a, b) => b.to.length - a.to.length)[0];
+  // A page below a link's page (an issue below its list) marks that link; the workspace's home only marks itself.
+  const below = items.filter((i) => i.to.split('/').length > 3 && path.startsWith(`${i.to}/`));
+  const current = items.find((i) => i.to === path) ?? below.sort((a, b) => b.to.length - a.to.length)[0];
   return (
     <ul>
       {items.map((i) => (
@@ -161,7 +163,7 @@ function NavList({ items, path }: { items: NavItem[]; path: string }) {
  * screen it is a column beside the page; on a phone it folds behind the header's "Menu" button and closes when a link
  * is followed.
  */
-function Sidebar({ slug, projectId, path, open }: { slug: string; projectId: string | undefined; path: string; open: boolean }) {
+function Sidebar({ slug, projectId, path, open, signOut }: { slug: string; projectId: string | undefined; path: string; open: boolean; signOut: () => void }) {
   return (
     <aside id="sidebar" class={open ? 'sidebar open' : 'sidebar'} aria-label="Sidebar">
       <nav aria-label="Workspace">
@@ -184,6 +186,21 @@ function Sidebar({ slug, projectId, path, open }: { slug: string; projectId: str
           </div>
         </nav>
       ) : null}
+      <nav aria-label="Account (menu)" class="phone-only">
+        <div class="nav-group">
+          <p class="nav-heading">Account</p>
+          <ul>
+            <li>
+              <Link to="/settings">Settings</Link>
+            </li>
+            <li>
+              <button type="button" class="link" onClick={signOut}>
+                Sign out
+              </button>
+            </li>
+          </ul>
+        </div>
+      </nav>
     </aside>
   );
 }
@@ -272,12 +289,12 @@ function App() {
                 <li>
                   <Bell current={path === '/inbox'} />
                 </li>
-                <li>
+                <li class={sidebar ? 'wide-only' : undefined}>
                   <Link to="/settings" current={path === '/settings'}>
                     Settings
                   </Link>
                 </li>
-                <li>
+                <li class={sidebar ? 'wide-only' : undefined}>
                   <button type="button" class="link" onClick={() => void signOut()}>
                     Sign out
                   </button>
@@ -288,7 +305,7 @@ function App() {
         ) : null}
       </header>
       <div class={sidebar ? 'layout with-sidebar' : 'layout'}>
-        {sidebar ? <Sidebar slug={slug} projectId={projectId} path={path} open={menuOpen} /> : null}
+        {sidebar ? <Sidebar slug={slug} projectId={projectId} path={path} open={menuOpen} signOut={() => void signOut()} /> : null}
         <main id="main">
           {needsSignIn ? null : found ? (
             found.r.page(found.params!, query)
