@@ -129,6 +129,7 @@ describe.skipIf(!hasChromium)('notifications in the console (bell, inbox, watch,
     await item('OPS-1').waitFor();
     await expect.poll(() => items().count()).toBe(1);
     expect(new URL(page.url()).searchParams.get('workspace')).toBe(otherSlug);
+    await expectAccessible(page, 'the inbox filtered by workspace');
     await page.getByLabel('Workspace').selectOption('');
     await page.getByLabel('Kind').selectOption('commented');
     await expect.poll(() => items().count()).toBe(1);
@@ -213,6 +214,7 @@ describe.skipIf(!hasChromium)('notifications in the console (bell, inbox, watch,
     await page.getByText('You are all caught up: nothing unread.').waitFor();
     await expect.poll(() => bellCount()).toBe(0);
     expect(await unread()).toBe(0);
+    await expectAccessible(page, 'the empty inbox');
     await h.shot('inbox-empty');
   });
 
@@ -283,12 +285,20 @@ describe.skipIf(!hasChromium)('notifications in the console (bell, inbox, watch,
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('validation_failed');
+    await expectAccessible(page, 'the settings with a refused time zone');
     expected.pop();
   });
 
   it('fits a phone (390 px) on each new page', async () => {
-    await h.checkPhone('inbox', '/inbox?tab=all', (p) => p.getByRole('list', { name: 'Notifications' }).waitFor());
-    await h.checkPhone('settings', '/settings', (p) => p.getByLabel('Digest hour').waitFor());
+    await h.checkPhone('inbox', '/inbox?tab=all', async (p) => {
+      await p.getByRole('list', { name: 'Notifications' }).waitFor();
+      await p.locator('.notice-item summary').first().click(); // the snooze menu open
+      await expectAccessible(p, 'the inbox on a phone');
+    });
+    await h.checkPhone('settings', '/settings', async (p) => {
+      await p.getByLabel('Digest hour').waitFor();
+      await expectAccessible(p, 'the settings on a phone');
+    });
     await h.checkPhone('issue-watch', `/w/${h.slug}/p/${projectId}/issues/${issues[0]!.id}`, (p) => p.locator('.watchers').waitFor());
   });
 

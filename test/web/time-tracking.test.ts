@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 // The server's clock starts at 2026-01-15T09:00Z (a Thursday); the week shown is named in the URL, so the browser's
 // own date never matters. The workspace's time zone is Europe/Istanbul (UTC+3 all year).
@@ -18,8 +18,16 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     return res.body;
   };
   const issuePage = () => h.app(`/w/${h.slug}/p/${projectId}/issues/${issueId}`);
-  const fact = (term: string) =>
-    h.page.locator('.planning-facts dl.limits div', { has: h.page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd');
+  const fact = (term: string) => h.page.locator('.time-facts dl.limits div', { has: h.page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd');
+  /** What the estimate reads beside its field ("2 hr · The original estimate..."). */
+  const estimate = () => h.page.locator('#issue-estimate-minutes-hint');
+  /** Types into a field of the issue's properties and saves it with Enter (each field saves on its own). */
+  const setField = async (label: string, value: string) => {
+    await h.page.getByLabel(label).fill(value);
+    const saved = h.page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes(`/issues/${issueId}/`));
+    await h.page.getByLabel(label).press('Enter');
+    return (await saved).status();
+  };
 
   beforeAll(async () => {
     h = await startHarness('time');
@@ -48,31 +56,34 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     await page.locator('.timer .plan-notice').waitFor();
     await h.shot('not-in-plan');
     // Dates and estimates are free on every plan.
-    await page.getByLabel('Estimate (minutes)').fill('120');
-    await page.getByRole('button', { name: 'Save dates and estimate' }).click();
-    await expect.poll(() => fact('Estimate').textContent()).toBe('2 h');
+    expect(await setField('Estimate (minutes)', '120')).toBe(200);
+    await expect.poll(async () => (await estimate().textContent()) ?? '').toMatch(/^2 hr ·/);
     await call('post', '/billing/trial/', { plan_slug: 'pro' });
   });
 
   it('edits dates and estimate, and shows the API error of inverted dates under its field', async () => {
     const { page } = h;
     await page.goto(issuePage());
-    await fact('Estimate').getByText('2 h').waitFor();
-    expect(await fact('Remaining').textContent()).toBe('2 h'); // reads the estimate minus nothing spent
-    await page.getByLabel('Start date').fill('2026-01-20');
-    await page.getByLabel('Target date').fill('2026-01-10');
-    await page.getByRole('button', { name: 'Save dates and estimate' }).click();
-    await page.locator('.field.invalid .field-error').first().waitFor();
-    expect(await page.locator('.field.invalid .field-error').first().textContent()).toContain('is after target_date');
-    await page.getByLabel('Target date').fill('2026-02-27');
-    await page.getByRole('button', { name: 'Save dates and estimate' }).click();
-    await expect.poll(() => fact('Target').textContent()).toBe('2026-02-27');
-    expect(await fact('Start').textContent()).toBe('2026-01-20');
+    await estimate()
+      .getByText(/^2 hr ·/)
+      .waitFor();
+    expect(await fact('Remaining').textContent()).toBe('2 hr'); // reads the estimate minus nothing spent
+    expect(await page.getByLabel('Remaining (minutes)').inputValue()).toBe('120');
+    expect(await setField('Start date', '2026-01-20')).toBe(200);
+    expect(await setField('Target date', '2026-01-10')).toBe(400);
+    await page.locator('.prop.invalid .field-error').first().waitFor();
+    expect(await page.locator('.prop.invalid .field-error').first().textContent()).toContain('is after target_date');
+    await expect.poll(() => page.getByLabel('Target date').inputValue()).toBe(''); // the stored value stays
+    expect(await setField('Target date', '2026-02-27')).toBe(200);
+    expect(await page.locator('.prop.invalid').count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Target date').inputValue()).toBe('2026-02-27');
+    expect(await page.getByLabel('Start date').inputValue()).toBe('2026-01-20');
     const issue = await call('get', `/projects/${projectId}/issues/${issueId}/`);
     expect(issue).toMatchObject({ start_date: '2026-01-20', target_date: '2026-02-27', estimate_minutes: 120, remaining_minutes: 120 });
     // The history says what changed.
     await page
-      .locator('ol.history')
+      .locator('ol.activity')
       .getByText(/changed the dates/)
       .first()
       .waitFor();
@@ -87,7 +98,7 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     await page.getByRole('button', { name: 'Log time' }).click();
     await page.locator('ul.worklogs > li').getByText('Wired the form').waitFor();
     await expect.poll(() => fact('Time spent').textContent()).toBe('30 min');
-    expect(await fact('Remaining').textContent()).toBe('1 h 30 min');
+    expect(await fact('Remaining').textContent()).toBe('1 hr 30 min');
     expect(await page.locator('ul.worklogs > li').first().textContent()).toContain('Ada');
 
     // An earlier worklog (its own start) lists after the newer one.
@@ -102,8 +113,8 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     await first.getByRole('button', { name: /^Edit worklog/ }).click();
     await first.getByLabel('Duration (minutes)').fill('60');
     await first.getByRole('button', { name: 'Save worklog' }).click();
-    await page.locator('ul.worklogs > li').first().getByText('1 h', { exact: true }).waitFor();
-    await expect.poll(() => fact('Time spent').textContent()).toBe('1 h 15 min');
+    await page.locator('ul.worklogs > li').first().getByText('1 hr', { exact: true }).waitFor();
+    await expect.poll(() => fact('Time spent').textContent()).toBe('1 hr 15 min');
     expect(await fact('Remaining').textContent()).toBe('45 min');
     await h.shot('worklogs');
 
@@ -113,11 +124,10 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
       .getByRole('button', { name: /^Delete worklog/ })
       .click();
     await expect.poll(() => page.locator('ul.worklogs > li').count()).toBe(1);
-    await expect.poll(() => fact('Time spent').textContent()).toBe('1 h');
+    await expect.poll(() => fact('Time spent').textContent()).toBe('1 hr');
     // A remaining estimate set by hand stays the user's.
-    await page.getByLabel('Remaining (minutes)').fill('90');
-    await page.getByRole('button', { name: 'Save dates and estimate' }).click();
-    await expect.poll(() => fact('Remaining').textContent()).toBe('1 h 30 min');
+    expect(await setField('Remaining (minutes)', '90')).toBe(200);
+    await expect.poll(() => fact('Remaining').textContent()).toBe('1 hr 30 min');
   });
 
   it('starts and stops the timer, which logs its run', async () => {
@@ -134,7 +144,7 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     await page.getByRole('button', { name: 'Stop timer' }).click();
     await page.getByText('No timer running.').waitFor();
     await page.locator('ul.worklogs > li').first().getByText('25 min').waitFor();
-    await expect.poll(() => fact('Time spent').textContent()).toBe('1 h 25 min');
+    await expect.poll(() => fact('Time spent').textContent()).toBe('1 hr 25 min');
   });
 
   it('pages the worklogs, newest first', async () => {
@@ -171,7 +181,7 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Timesheet' }).click();
     await page.getByRole('heading', { name: 'Timesheet' }).waitFor();
     await page.goto(h.app(`/w/${h.slug}/timesheet?week=${WEEK}&group_by=user`));
-    await page.getByText(`Week of ${WEEK} to 2026-01-18`).waitFor();
+    await page.getByText('Week of Jan 12, 2026 to Jan 18, 2026').waitFor();
     await page.locator('table.timesheet tbody tr').first().waitFor();
     const rows = async () =>
       (await page.locator('table.timesheet tbody tr').all()).map(async (r) => (await r.locator('th, td').allTextContents()).map((t) => t.trim()));
@@ -179,19 +189,21 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     const byUser = await grid();
     expect(byUser).toHaveLength(2);
     const bobRow = byUser.find((r) => r[0] === 'Bob')!;
-    expect(bobRow).toEqual(['Bob', '50 min', '40 min', '', '', '', '', '', '1 h 30 min']);
+    expect(bobRow).toEqual(['Bob', '50 min', '40 min', '', '', '', '', '', '1 hr 30 min']);
     const adaRow = byUser.find((r) => r[0] === 'Ada')!;
     expect(adaRow[8]).not.toBe('');
     const footer = (await page.locator('table.timesheet tfoot tr th, table.timesheet tfoot tr td').allTextContents()).map((t) => t.trim());
     expect(footer[0]).toBe('Total');
-    expect(footer[1]).toBe('1 h 2 min'); // Bob's 50 and the 12 of the paged issue, both on Monday the 12th
+    expect(footer[1]).toBe('1 hr 2 min'); // Bob's 50 and the 12 of the paged issue, both on Monday the 12th
     expect(footer[2]).toBe('40 min');
+    await expectAccessible(page, 'the timesheet by member');
     await h.shot('timesheet-user');
 
     await page.getByLabel('Group by').selectOption('project');
     await page.waitForURL(/group_by=project/);
     await expect.poll(async () => (await grid()).map((r) => r[0]).sort()).toEqual(['Mobile', 'Web']);
-    expect((await grid()).find((r) => r[0] === 'Mobile')).toEqual(['Mobile', '50 min', '40 min', '', '', '', '', '', '1 h 30 min']);
+    expect((await grid()).find((r) => r[0] === 'Mobile')).toEqual(['Mobile', '50 min', '40 min', '', '', '', '', '', '1 hr 30 min']);
+    await expectAccessible(page, 'the timesheet by project');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe(`timesheet-${WEEK}-2026-01-18.csv`);
@@ -201,13 +213,16 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
     expect(lines.find((l) => l.includes(',Mobile,'))).toBe(`${otherProjectId},Mobile,50,40,0,0,0,0,0,90`);
 
     await page.getByRole('button', { name: 'Next week' }).click();
-    await page.getByText('Week of 2026-01-19 to 2026-01-25').waitFor();
+    await page.getByText('Week of Jan 19, 2026 to Jan 25, 2026').waitFor();
     await expect.poll(async () => (await grid()).find((r) => r[0] === 'Mobile')?.[1]).toBe('20 min');
     await page.getByRole('button', { name: 'Previous week' }).click();
     await page.getByRole('button', { name: 'Previous week' }).click();
-    await page.getByText('Week of 2026-01-05 to 2026-01-11').waitFor();
+    await page.getByText('Week of Jan 5, 2026 to Jan 11, 2026').waitFor();
     await expect.poll(async () => (await grid()).map((r) => r[0])).toEqual(['Web']); // the paged issue's early worklogs
-    await h.checkPhone('timesheet', `/w/${h.slug}/timesheet?week=${WEEK}`, (p) => p.locator('table.timesheet tbody tr').first().waitFor());
+    await h.checkPhone('timesheet', `/w/${h.slug}/timesheet?week=${WEEK}`, async (p) => {
+      await p.locator('table.timesheet tbody tr').first().waitFor();
+      await expectAccessible(p, 'the timesheet on a phone');
+    });
     await h.checkPhone('issue', `/w/${h.slug}/p/${projectId}/issues/${issueId}`, (p) => p.locator('ul.worklogs > li').first().waitFor());
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
-import { hasChromium, type Harness, startHarness, tabTo } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness, tabTo } from './harness.js';
 
 describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
   let h: Harness;
@@ -27,6 +27,7 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     await page.goto(h.app(`/w/${h.slug}/webhooks`));
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     await page.getByText('No endpoints yet').waitFor();
+    await expectAccessible(page, 'the empty webhooks list');
     await h.shot('empty');
     await page.evaluate(() => document.querySelectorAll('form').forEach((f) => f.setAttribute('novalidate', '')));
     // No event chosen: the API names /event_types, shown in the events fieldset.
@@ -46,6 +47,7 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     const fieldError = page.locator(`[id="${describedBy!.split(' ').pop()}"]`);
     expect((await fieldError.textContent())?.length).toBeGreaterThan(0);
     expect(await page.locator('fieldset .field-error').count()).toBe(0);
+    await expectAccessible(page, 'the webhook form with field errors');
     await h.shot('field-errors');
   });
 
@@ -61,6 +63,7 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     expect(firstSecret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     await page.getByRole('link', { name: receiver.url }).first().waitFor();
     expect(await page.locator('.cards').textContent()).toContain('issue.created, comment.created');
+    await expectAccessible(page, 'the new secret');
     await h.shot('created-secret');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     expect(await page.locator('.secret-value').count()).toBe(0);
@@ -81,8 +84,9 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     expect(await page.getByRole('status').filter({ hasText: 'Ping' }).textContent()).toContain('HTTP 200');
     const row = page.getByRole('row', { name: /webhook\.ping/ });
     await row.waitFor();
-    expect(await row.textContent()).toContain('succeeded');
+    expect(await row.textContent()).toContain('Succeeded');
     expect(receiver.received.some((r) => r.json?.type === 'webhook.ping')).toBe(true);
+    await expectAccessible(page, 'the endpoint after a ping');
     await h.shot('ping-log');
   });
 
@@ -102,20 +106,26 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     }
     expect(await row.textContent()).toContain('HTTP 500');
     expect(await page.getByRole('row', { name: /webhook\.ping/ }).count()).toBe(0);
+    await expectAccessible(page, 'the pending deliveries');
     await h.shot('log-pending');
     await row.getByRole('link', { name: 'issue.created' }).click();
     await page.getByRole('heading', { name: 'Delivery issue.created' }).waitFor();
     expect(await page.locator('.payload').textContent()).toContain('"Hook me"');
     expect(await page.getByRole('row', { name: /HTTP 500/ }).count()).toBe(1);
+    await expectAccessible(page, 'a failed delivery');
     receiver.fallback = { status: 204 };
     await page.getByRole('button', { name: 'Redeliver' }).click();
-    await page.locator('.limits').getByText('succeeded', { exact: true }).waitFor();
+    await page.locator('.limits').getByText('Succeeded', { exact: true }).waitFor();
     expect(await page.getByRole('row', { name: /HTTP 204/ }).count()).toBe(1);
     expect(await page.locator('.limits').textContent()).toContain('HTTP 204');
     const sent = receiver.received.filter((r) => r.json?.type === 'issue.created');
     expect(new Set(sent.map((r) => r.headers['webhook-id'])).size).toBe(1); // same webhook-id on the redelivery
+    await expectAccessible(page, 'a redelivered delivery');
     await h.shot('delivery-detail');
-    await h.checkPhone('delivery', new URL(page.url()).pathname.replace(/^\/app/, ''));
+    await h.checkPhone('delivery', new URL(page.url()).pathname.replace(/^\/app/, ''), async (p) => {
+      await p.locator('.payload').waitFor();
+      await expectAccessible(p, 'a delivery on a phone');
+    });
   });
 
   it('pages through the delivery log', async () => {
@@ -132,11 +142,13 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     await pager.getByText('21–23 of 23').waitFor();
     expect(page.url()).toContain('offset=20');
     expect(await page.locator('tbody tr').count()).toBe(3);
+    await expectAccessible(page, 'the second page of deliveries');
     await page.getByLabel('Status').selectOption('succeeded');
     await page.waitForURL((u) => u.search === '?status=succeeded');
     await pager.getByText('1–20 of 23').waitFor();
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No failed deliveries.').waitFor();
+    await expectAccessible(page, 'no failed deliveries');
   });
 
   it('edits the endpoint (description, events, off) and rotates its secret', async () => {
@@ -146,9 +158,10 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     await page.getByLabel('Description').fill('Renamed receiver');
     await page.getByLabel('All events').check();
     await page.getByLabel('Active').uncheck();
+    await expectAccessible(page, 'the endpoint being edited');
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     await page.getByText('Renamed receiver').waitFor();
-    await page.locator('main').getByText('off', { exact: true }).waitFor();
+    await page.locator('main').getByText('Off', { exact: true }).waitFor();
     const saved = await h.ctx.api.get(`/api/workspaces/${h.slug}/webhooks/${webhookId}/`, { token: h.token });
     expect(saved.body).toMatchObject({ description: 'Renamed receiver', event_types: ['*'], is_active: false });
     await page.getByRole('button', { name: 'Rotate secret' }).click();
@@ -158,8 +171,15 @@ describe.skipIf(!hasChromium)('the webhooks pages in Chromium', () => {
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(firstSecret);
     await h.shot('endpoint-edited');
-    await h.checkPhone('endpoint', `/w/${h.slug}/webhooks/${webhookId}`);
-    await h.checkPhone('list', `/w/${h.slug}/webhooks`);
+    await expectAccessible(page, 'the rotated secret');
+    await h.checkPhone('endpoint', `/w/${h.slug}/webhooks/${webhookId}`, async (p) => {
+      await p.getByRole('region', { name: 'Deliveries' }).waitFor();
+      await expectAccessible(p, 'the endpoint on a phone');
+    });
+    await h.checkPhone('list', `/w/${h.slug}/webhooks`, async (p) => {
+      await p.getByRole('link', { name: receiver.url }).waitFor();
+      await expectAccessible(p, 'the webhooks list on a phone');
+    });
   });
 
   it('deletes the endpoint', async () => {

@@ -4,6 +4,7 @@ import { ApiError, createClient, unwrap, type WorkItemClient } from '../../clien
 export { ApiError, unwrap };
 export type { components, operations, paths } from '../../client/src/index.js';
 import type { operations } from '../../client/src/index.js';
+import { dateTime } from './format.js';
 
 type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
 /** The JSON answer of an operation of the client, e.g. `Answer<'listWebhooks'>[number]`, `Answer<'createWebhook', 201>`. */
@@ -40,11 +41,8 @@ export function money(minor: number | null | undefined, currency: string): strin
   }
 }
 
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-}
+/** An instant as the console shows it everywhere (`format.dateTime`); kept for the pages that call it by this name. */
+export const when = dateTime;
 
 export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const;
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;

@@ -54,15 +54,71 @@ export function date(value: string | null | undefined): string {
   return valid(d) ? dtf('d', { dateStyle: 'medium' }).format(d) : value;
 }
 
+/** A calendar date (`YYYY-MM-DD`) short, for chart axes and table headers: "Jan 12"; with `weekday`, "Mon, Jan 12". */
+export function dayMonth(value: string, weekday = false): string {
+  const d = new Date(`${value}T00:00:00Z`);
+  if (!valid(d)) return value;
+  const options: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', timeZone: 'UTC', ...(weekday ? { weekday: 'short' } : {}) };
+  return dtf(weekday ? 'dmwUTC' : 'dmUTC', options).format(d);
+}
+
+/** A calendar date (`YYYY-MM-DD`) in its short form without the year ("Nov 3"), for chart axes. */
+export function shortDate(value: string): string {
+  const d = new Date(`${value}T00:00:00Z`);
+  return valid(d) ? dtf('sdUTC', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(d) : value;
+}
+
+/** A weekday by its index from Monday (0) to Sunday (6): "Monday", or "Mon" when `short`. */
+export function weekday(index: number, short = false): string {
+  // 2024-01-01 was a Monday.
+  return dtf(short ? 'wdS' : 'wdL', { weekday: short ? 'short' : 'long', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + index)));
+}
+
+/** A wall-clock time `HH:MM` (no date, no zone) as the locale writes it ("9:00 AM"); "24:00" stays the end of the day. */
+export function clockTime(hhmm: string): string {
+  if (!/^\d{2}:\d{2}$/.test(hhmm) || hhmm === '24:00') return hhmm;
+  const at = new Date(Date.UTC(1970, 0, 1, Number(hhmm.slice(0, 2)), Number(hhmm.slice(3))));
+  return dtf('ctUTC', { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(at);
+}
+
 /** A clock time of an instant ("2:40 PM"), in the user's zone. */
 export function time(iso: string | Date): string {
   const d = typeof iso === 'string' ? new Date(iso) : iso;
   return valid(d) ? dtf('t', { timeStyle: 'short' }).format(d) : String(iso);
 }
 
-/** Today's date in the user's zone, `YYYY-MM-DD` (for date inputs and API dates). */
-export function today(now: Date = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timeZone(), year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
+/** The wall-clock value of an instant in the user's zone, as `<input type="datetime-local">` takes it (`2026-11-28T09:00`). */
+export function localInput(at: Date): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timeZone(),
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).formatToParts(at);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}`;
+}
+
+/** The instant a wall-clock value (`2026-11-28T09:00`, a datetime-local input's) names in the user's zone. */
+export function fromLocalInput(value: string): Date {
+  const wall = Date.parse(`${value.length === 16 ? `${value}:00` : value}Z`);
+  if (Number.isNaN(wall)) return new Date(NaN);
+  const offsetAt = (t: number) => Date.parse(`${localInput(new Date(t))}:00Z`) - t;
+  const first = wall - offsetAt(wall);
+  return new Date(wall - offsetAt(first));
+}
+
+/** An hour of any day as a clock reads it ("7:00 AM", "19:00"): a digest hour, opening hours. */
+export function clockHour(hour: number): string {
+  return dtf('hUTC', { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(Date.UTC(2000, 0, 1, hour));
+}
+
+/** Today's date in the user's zone (or `zone`, e.g. a workspace's), `YYYY-MM-DD` (for date inputs and API dates). */
+export function today(now: Date = new Date(), zone: string = timeZone()): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
@@ -96,9 +152,18 @@ export function duration(seconds: number | null | undefined): string {
   return unit('second', s);
 }
 
+/** A short time measured in milliseconds (a request's): "120 ms", "1.5 sec", longer ones as a `duration`. */
+export function milliseconds(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms >= 60_000) return duration(ms / 1000);
+  const [u, n] = ms < 1000 ? (['millisecond', ms] as const) : (['second', ms / 1000] as const);
+  return new Intl.NumberFormat(undefined, { style: 'unit', unit: u, unitDisplay: 'short', maximumFractionDigits: u === 'second' ? 1 : 0 }).format(n);
+}
+
 /** Minutes (estimates, time spent) as a duration; `—` for null. */
 export function minutes(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : duration(value * 60);
+  if (value === null || value === undefined) return '—';
+  return Math.round(Math.abs(value)) === 0 ? unit('minute', 0) : duration(value * 60);
 }
 
 const rtf = () => new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });

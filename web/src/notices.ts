@@ -3,6 +3,7 @@
  * notification. Shared by the inbox, the settings and the bell.
  */
 import type { Answer } from './api.js';
+import { codeName, date, dateTime } from './format.js';
 
 export { NOTICES_CHANGED, noticesChanged } from './notices-event.js';
 
@@ -63,11 +64,7 @@ export function change(data: Record<string, unknown>, field: string): [string | 
 
 const arrow = ([from, to]: [string | undefined, string | undefined]) => (from && to ? `${from} → ${to}` : (to ?? from ?? ''));
 
-function day(v: string | undefined): string | undefined {
-  if (!v) return v;
-  const d = new Date(/^\d{4}-\d\d-\d\d$/.test(v) ? `${v}T00:00:00` : v);
-  return Number.isNaN(d.getTime()) ? v : new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(d);
-}
+const day = (v: string | undefined) => (v ? date(v) : v);
 
 /**
  * The notification as a sentence: who did what to which issue ("Ada assigned you SD-12 Fix login"), and a detail
@@ -88,39 +85,39 @@ export function describe(n: Notification): { text: string; detail?: string } {
     case 'state_changed':
       return { text: `${who} changed the state of ${issue}`, detail: `State ${arrow(change(d, 'state'))}` };
     case 'priority_changed':
-      return { text: `${who} changed the priority of ${issue}`, detail: `Priority ${arrow(change(d, 'priority'))}` };
+      return {
+        text: `${who} changed the priority of ${issue}`,
+        detail: `Priority ${arrow(change(d, 'priority').map((p) => p && codeName(p)) as [string | undefined, string | undefined])}`,
+      };
     case 'due_date_changed': {
       const [from, to] = change(d, 'target_date');
       const due = day(str(d.target_date) ?? to);
       return { text: `${who} changed the due date of ${issue}`, detail: due ? `Due ${from ? `${day(from)} → ` : ''}${due}` : 'Due date removed' };
     }
     case 'sla_at_risk':
-      return { text: `${issue} is at risk of missing its ${str(d.target) ?? str(d.metric) ?? 'SLA'} target`, detail: dueLine(d) };
+      return { text: `${issue} is at risk of missing its ${target(d)} target`, detail: dueLine(d) };
     case 'sla_breached':
-      return { text: `${issue} breached its ${str(d.target) ?? str(d.metric) ?? 'SLA'} target`, detail: dueLine(d) };
+      return { text: `${issue} breached its ${target(d)} target`, detail: dueLine(d) };
     case 'invited': {
       const ws = named(d.workspace) ?? str(d.workspace_name) ?? n.workspace_slug;
       const role = str(d.role);
-      return { text: `${who} invited you to ${ws}${role ? ` as ${role}` : ''}`, detail: 'Open the link in the invitation mail to join.' };
+      return {
+        text: `${who} invited you to ${ws}${role ? ` as ${codeName(role).toLowerCase()}` : ''}`,
+        detail: 'Open the link in the invitation mail to join.',
+      };
     }
     default:
-      return { text: `${who}: ${String(n.kind).replace(/_/g, ' ')} ${issue}` };
+      return { text: `${who}: ${codeName(String(n.kind)).toLowerCase()} ${issue}` };
   }
+}
+
+/** The SLA target a notice is about, named ("response", "resolution"). */
+function target(d: Record<string, unknown>): string {
+  const t = str(d.target) ?? str(d.metric);
+  return t ? codeName(t).toLowerCase() : 'SLA';
 }
 
 function dueLine(d: Record<string, unknown>): string | undefined {
   const due = str(d.due_at) ?? str(d.due);
-  return due ? `Due ${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(due))}` : undefined;
-}
-
-/** "5 minutes ago", "in 2 hours", "3 days ago" (Intl). */
-export function ago(iso: string, now = Date.now()): string {
-  const s = (new Date(iso).getTime() - now) / 1000;
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-  const abs = Math.abs(s);
-  if (abs < 60) return rtf.format(Math.round(s), 'second');
-  if (abs < 3600) return rtf.format(Math.round(s / 60), 'minute');
-  if (abs < 86400) return rtf.format(Math.round(s / 3600), 'hour');
-  if (abs < 86400 * 30) return rtf.format(Math.round(s / 86400), 'day');
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(new Date(iso));
+  return due ? `Due ${dateTime(due)}` : undefined;
 }

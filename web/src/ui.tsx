@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, setToken } from './api.js';
+import { count } from './format.js';
 import { navigate } from './router.js';
 
 export interface Loaded<T> {
@@ -41,8 +42,11 @@ function isUnauthenticated(error: unknown): boolean {
   return false;
 }
 
-/** A form action: `busy` while it runs, the API's error when it fails. */
-export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+/**
+ * A form action: `busy` while it runs, the API's error when it fails. A 401 signs out, unless `show401` (the sign-in
+ * form, whose 401 is a wrong password to show, not an expired session).
+ */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>, { show401 = false }: { show401?: boolean } = {}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const run = async (...args: A) => {
@@ -51,7 +55,7 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<v
     try {
       await action(...args);
     } catch (e) {
-      if (!isUnauthenticated(e)) setError(e);
+      if (show401 || !isUnauthenticated(e)) setError(e);
     } finally {
       setBusy(false);
     }
@@ -176,13 +180,13 @@ export function Pager({
   if (!always && total <= perPage && offset === 0) return null;
   return (
     <nav class="pager" aria-label={label}>
-      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - perPage))}>
+      <button type="button" aria-label="Previous page" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - perPage))}>
         Previous
       </button>
-      <span>
-        {shown ? `${offset + 1}–${offset + shown}` : '0'} of {total}
+      <span aria-live="polite">
+        {shown ? `${count(offset + 1)}–${count(offset + shown)}` : '0'} of {count(total)}
       </span>
-      <button type="button" disabled={offset + perPage >= total} onClick={() => onPage(offset + perPage)}>
+      <button type="button" aria-label="Next page" disabled={offset + perPage >= total} onClick={() => onPage(offset + perPage)}>
         Next
       </button>
     </nav>

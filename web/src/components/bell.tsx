@@ -30,7 +30,6 @@ export function Bell({ current }: { current: boolean }) {
       class="bell"
       href={href('/inbox')}
       aria-current={current ? 'page' : undefined}
-      aria-label={`Notifications, ${unread} unread`}
       onClick={(e) => {
         if (e.button || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
         e.preventDefault();
@@ -43,7 +42,10 @@ export function Bell({ current }: { current: boolean }) {
           d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"
         />
       </svg>
-      {unread ? <span class="count">{unread > 99 ? '99+' : unread}</span> : null}
+      {/* The name is the content ("Notifications, 3 unread"), so the visible count is part of it (WCAG 2.5.3). */}
+      <span class="sr-only">Notifications, </span>
+      {unread ? <span class="count">{unread > 99 ? '99+' : unread}</span> : <span class="sr-only">0</span>}
+      <span class="sr-only"> unread</span>
     </a>
   );
 }

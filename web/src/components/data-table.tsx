@@ -1,4 +1,4 @@
-/** A table of rows with one header row; the caller says per column what a cell shows. */
+/** A table of rows with one header row, in its own labelled, focusable scrolling region; the caller says per column what a cell shows. */
 import type { ComponentChildren } from 'preact';
 
 export interface Column<T> {
@@ -21,11 +21,14 @@ export function DataTable<T>({
   rowKey: (row: T, index: number) => string | number;
   /** Rows the user picked (a checkbox in a cell says so to assistive technology; this only highlights the row). */
   selected?: (row: T) => boolean;
-  /** What the table holds: the name of its scrolling region (a keyboard reaches a table wider than the page). */
-  label?: string;
+  /**
+   * What the table holds: the name of its scrolling region (a keyboard reaches a table wider than the page; on a phone
+   * the table scrolls inside it, never the page). Unique on the page: two regions of one name are one too many for axe.
+   */
+  label: string;
 }) {
   return (
-    <div class="table-wrap" role="region" aria-label={label ?? 'Table'} tabIndex={0}>
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
       <table>
         <thead>
           <tr>

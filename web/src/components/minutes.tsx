@@ -1,14 +1,10 @@
-/** Minutes as people read them ("1 h 30 min"), and the notice for a feature the workspace's plan lacks. */
+/** Minutes as people read them, a minutes field, and the notice for a feature the workspace's plan lacks. */
 import { ApiError } from '../api.js';
+import { minutes } from '../format.js';
 import { Link } from '../router.js';
 
-export function minutesText(minutes: number | null | undefined): string {
-  if (minutes === null || minutes === undefined) return '—';
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  if (!h) return `${m} min`;
-  return m ? `${h} h ${m} min` : `${h} h`;
-}
+/** Minutes as people read them ("1 hr 30 min", "45 min"): `format.minutes`. */
+export const minutesText = minutes;
 
 /** A number of minutes from a form field: blank is null (no value), anything else a whole number. */
 export function minutesField(value: string | undefined): number | null {

@@ -1,3 +1,4 @@
+/** Sign in and sign up (contract 2): the two forms that give the console its token. */
 import { api, setToken, unwrap } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { ActionForm } from '../components/action-form.js';
@@ -11,12 +12,15 @@ function nextPath(query: URLSearchParams): string {
 
 export function SignIn() {
   const query = new URLSearchParams(location.search);
-  const action = useAction(async (form: HTMLFormElement) => {
-    const v = formValues(form);
-    const { token } = await unwrap(api().POST('/api/auth/sign-in/', { body: { email: v.email ?? '', password: v.password ?? '' } }));
-    setToken(token);
-    navigate(nextPath(query), true);
-  });
+  const action = useAction(
+    async (form: HTMLFormElement) => {
+      const v = formValues(form);
+      const { token } = await unwrap(api().POST('/api/auth/sign-in/', { body: { email: v.email ?? '', password: v.password ?? '' } }));
+      setToken(token);
+      navigate(nextPath(query), true);
+    },
+    { show401: true },
+  );
   return (
     <section class="narrow">
       <PageTitle>Sign in</PageTitle>

@@ -1,10 +1,18 @@
-import { api, PRIORITIES, STATE_GROUPS, unwrap, when } from '../api.js';
-import { Link, navigate } from '../router.js';
+/**
+ * Baselines of a project (contract 18.4): the list with "take a baseline", and one baseline's deviation: counts then
+ * and now, the schedule and effort variance, state groups and priorities as bars, and the added, removed and changed
+ * issues by key.
+ */
 import type { ComponentChildren } from 'preact';
+import { api, PRIORITIES, STATE_GROUPS, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { Facts } from '../components/facts.js';
+import { issueKey, PriorityIcon, useProjectMeta } from '../components/issue-bits.js';
 import { CardList } from '../components/list-view.js';
+import { codeName, count, date, dateTime, minutes } from '../format.js';
+import { Link, navigate } from '../router.js';
 import { Empty, Field, formValues, PageTitle, Show, useAction, useLoad } from '../ui.js';
+import './baselines.css';
 
 export function Baselines({ slug, projectId }: { slug: string; projectId: string }) {
   const list = useLoad(
@@ -31,7 +39,7 @@ export function Baselines({ slug, projectId }: { slug: string; projectId: string
           <>
             <Link to={`/w/${slug}/p/${projectId}/baselines/${b.id}`}>{b.name}</Link>{' '}
             <span class="muted">
-              {when(b.snapshot_at)} · {b.total_issues} issues, {b.completed_issues} completed
+              {dateTime(b.snapshot_at)} · {count(b.total_issues)} issues, {count(b.completed_issues)} completed
             </span>
           </>
         )}
@@ -40,49 +48,41 @@ export function Baselines({ slug, projectId }: { slug: string; projectId: string
   );
 }
 
-/** Grouped bars, baseline against now, in plain SVG. */
+/** Grouped bars, baseline against now, as HTML (its text keeps the page's size at every width). */
 function BarChart({ title, keys, before, now }: { title: string; keys: readonly string[]; before: Record<string, number>; now: Record<string, number> }) {
   const max = Math.max(1, ...keys.map((k) => Math.max(before[k] ?? 0, now[k] ?? 0)));
-  const rowH = 34;
-  const labelW = 84;
-  const width = 320;
-  const barW = width - labelW - 36;
-  const height = keys.length * rowH + 24;
+  const width = (n: number) => ({ width: `${(n / max) * 100}%` });
   return (
-    <figure class="chart">
+    <figure class="bar-chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${title}: ${keys.map((k) => `${k} ${before[k] ?? 0} then ${now[k] ?? 0}`).join(', ')}`}>
-        {keys.map((k, i) => {
-          const y = i * rowH;
+      <p class="bar-legend" aria-hidden="true">
+        <span class="swatch before" /> baseline <span class="swatch now" /> now
+      </p>
+      <ul>
+        {keys.map((k) => {
           const b = before[k] ?? 0;
           const n = now[k] ?? 0;
           return (
-            <g key={k} transform={`translate(0 ${y})`}>
-              <text x={0} y={18} class="label">
-                {k}
-              </text>
-              <rect x={labelW} y={4} height={11} width={(b / max) * barW} class="before" />
-              <text x={labelW + (b / max) * barW + 4} y={14} class="value">
-                {b}
-              </text>
-              <rect x={labelW} y={17} height={11} width={(n / max) * barW} class="now" />
-              <text x={labelW + (n / max) * barW + 4} y={27} class="value">
-                {n}
-              </text>
-            </g>
+            <li key={k}>
+              <span class="bar-label">{codeName(k)}</span>
+              <span class="bar-line">
+                <span class="bar before" style={width(b)} aria-hidden="true" />
+                <span class="bar-value">
+                  <span class="sr-only">baseline </span>
+                  {count(b)}
+                </span>
+              </span>
+              <span class="bar-line">
+                <span class="bar now" style={width(n)} aria-hidden="true" />
+                <span class="bar-value">
+                  <span class="sr-only">now </span>
+                  {count(n)}
+                </span>
+              </span>
+            </li>
           );
         })}
-        <g transform={`translate(${labelW} ${height - 12})`}>
-          <rect width={10} height={10} class="before" />
-          <text x={14} y={9} class="value">
-            baseline
-          </text>
-          <rect x={80} width={10} height={10} class="now" />
-          <text x={94} y={9} class="value">
-            now
-          </text>
-        </g>
-      </svg>
+      </ul>
     </figure>
   );
 }
@@ -90,7 +90,7 @@ function BarChart({ title, keys, before, now }: { title: string; keys: readonly 
 /** One column of the deviation: its count, and the first items (or None). */
 function Change<T extends { id: string }>({
   title,
-  count,
+  count: n,
   items,
   children,
 }: {
@@ -102,7 +102,7 @@ function Change<T extends { id: string }>({
   return (
     <div>
       <h2>
-        {title} ({count})
+        {title} ({count(n)})
       </h2>
       {items.length ? (
         <ul>
@@ -117,16 +117,11 @@ function Change<T extends { id: string }>({
   );
 }
 
-/** Minutes as hours and minutes: 90 -> "1h 30m", 0 -> "0m". */
-function minutes(m: number): string {
-  const sign = m < 0 ? '−' : '';
-  const a = Math.abs(m);
-  const h = Math.floor(a / 60);
-  const r = a % 60;
-  return sign + (h ? `${h}h${r ? ` ${r}m` : ''}` : `${r}m`);
-}
-const signedMinutes = (m: number | null) => (m === null ? 'not recorded' : m > 0 ? `+${minutes(m)}` : minutes(m));
-const days = (n: number) => `${n} day${Math.abs(n) === 1 ? '' : 's'}`;
+/** A change of minutes in words: "1 hr 45 min more", "30 min less", "no change". */
+const signedMinutes = (m: number | null) => (m === null ? 'not recorded' : m === 0 ? 'no change' : `${minutes(m)} ${m > 0 ? 'more' : 'less'}`);
+const days = (n: number) => `${count(n)} day${Math.abs(n) === 1 ? '' : 's'}`;
+/** A date that may be missing: the date, or why it is missing. */
+const dateOr = (value: string | null, missing: string) => (value ? date(value) : missing);
 
 type Schedule = {
   planned_finish_baseline: string | null;
@@ -157,10 +152,10 @@ function ScheduleVariance({ s, recorded }: { s: Schedule; recorded: boolean }) {
       {recorded ? null : <p class="muted">This baseline was taken before dates and estimates were recorded: what needs them reads "not recorded".</p>}
       <Facts
         items={[
-          ['Planned finish', `${s.planned_finish_baseline ?? (recorded ? 'none' : 'not recorded')} → ${s.planned_finish_now ?? 'none'}`],
+          ['Planned finish', `${dateOr(s.planned_finish_baseline, recorded ? 'none' : 'not recorded')} → ${dateOr(s.planned_finish_now, 'none')}`],
           ['Finish variance', variance],
-          ['Slipped issues', `${s.slipped_issues} (${days(s.total_slip_days)} of slip)`],
-          ['Pulled-in issues', String(s.pulled_in_issues)],
+          ['Slipped issues', `${count(s.slipped_issues)} (${days(s.total_slip_days)} of slip)`],
+          ['Pulled-in issues', count(s.pulled_in_issues)],
           ['Estimate change', signedMinutes(s.estimate_delta_minutes)],
           [
             'Estimate of added / removed issues',
@@ -178,7 +173,7 @@ function ScheduleVariance({ s, recorded }: { s: Schedule; recorded: boolean }) {
 /** The planning fields that differ on a changed issue, as text. */
 function planningChanges(fields: { target_date?: { from: string | null; to: string | null }; estimate_minutes?: { from: number | null; to: number | null } }) {
   const parts: string[] = [];
-  if (fields.target_date) parts.push(`target ${fields.target_date.from ?? 'none'} → ${fields.target_date.to ?? 'none'}`);
+  if (fields.target_date) parts.push(`target ${dateOr(fields.target_date.from, 'none')} → ${dateOr(fields.target_date.to, 'none')}`);
   if (fields.estimate_minutes) {
     const e = fields.estimate_minutes;
     parts.push(`estimate ${e.from === null ? 'none' : minutes(e.from)} → ${e.to === null ? 'none' : minutes(e.to)}`);
@@ -191,21 +186,30 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
     () => unwrap(api().GET('/api/workspaces/{slug}/baselines/{baselineId}/deviation/', { params: { path: { slug, baselineId }, query: { items_limit: 50 } } })),
     [baselineId],
   );
+  const meta = useProjectMeta(slug, projectId);
+  const key = (i: { sequence_id: number }) => issueKey(meta.data?.project.identifier, i.sequence_id);
   const issueLink = (i: { id: string; sequence_id: number; name: string }) => (
     <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>
-      #{i.sequence_id} {i.name}
+      {key(i)} {i.name}
     </Link>
   );
-  const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+  const signed = (n: number) => (n > 0 ? `+${count(n)}` : n < 0 ? `−${count(-n)}` : 'no change');
+  const where = (i: { state_group: string; priority: string }) => (
+    <span class="muted">
+      {codeName(i.state_group)} · <PriorityIcon priority={i.priority} withText />
+    </span>
+  );
+  const move = (from: { state_group: string; priority: string }, to: { state_group: string; priority: string }) =>
+    `${codeName(from.state_group)}, ${codeName(from.priority)} → ${codeName(to.state_group)}, ${codeName(to.priority)}`;
   return (
-    <section>
+    <section class="baseline">
       <Show state={dev}>
         {(d) => (
           <>
             <PageTitle>{`Baseline: ${d.baseline.name}`}</PageTitle>
             <p class="muted">
-              Taken {when(d.baseline.snapshot_at)} · issues {d.baseline.total_issues} → {d.current_total} ({signed(d.issues_delta)}) · completed{' '}
-              {d.baseline.completed_issues} → {d.current_completed} ({signed(d.completion_delta)})
+              Taken {dateTime(d.baseline.snapshot_at)} · issues {count(d.baseline.total_issues)} → {count(d.current_total)} ({signed(d.issues_delta)}) ·
+              completed {count(d.baseline.completed_issues)} → {count(d.current_completed)} ({signed(d.completion_delta)})
             </p>
             <ScheduleVariance s={d.schedule} recorded={d.baseline.total_estimate_minutes !== null} />
             <div class="grid2">
@@ -216,20 +220,14 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
               <Change title="Added" count={d.added.count} items={d.added.items}>
                 {(i) => (
                   <>
-                    {issueLink(i)}{' '}
-                    <span class="muted">
-                      {i.state_group}, {i.priority}
-                    </span>
+                    {issueLink(i)} {where(i)}
                   </>
                 )}
               </Change>
               <Change title="Removed" count={d.removed.count} items={d.removed.items}>
                 {(i) => (
                   <>
-                    #{i.sequence_id} {i.name}{' '}
-                    <span class="muted">
-                      {i.state_group}, {i.priority}
-                    </span>
+                    {key(i)} {i.name} {where(i)}
                   </>
                 )}
               </Change>
@@ -238,12 +236,7 @@ export function Deviation({ slug, projectId, baselineId }: { slug: string; proje
                   <>
                     {issueLink(i)}{' '}
                     <span class="muted">
-                      {[
-                        ...(i.fields.state_group || i.fields.priority
-                          ? [`${i.from.state_group}/${i.from.priority} → ${i.to.state_group}/${i.to.priority}`]
-                          : []),
-                        ...planningChanges(i.fields),
-                      ].join(' · ')}
+                      {[...(i.fields.state_group || i.fields.priority ? [move(i.from, i.to)] : []), ...planningChanges(i.fields)].join(' · ')}
                     </span>
                   </>
                 )}

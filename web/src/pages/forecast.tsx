@@ -1,84 +1,61 @@
 /** The forecast of a project (contract 18.5): weekly throughput as bars, the finish dates against the planned finish. */
+import type { ComponentChildren } from 'preact';
 import { type Answer, api, unwrap } from '../api.js';
 import { DataTable } from '../components/data-table.js';
 import { Facts } from '../components/facts.js';
 import { SelectField } from '../components/options.js';
+import { count, date, dayMonth, percent, today as todayIn } from '../format.js';
 import { navigate } from '../router.js';
 import { PageTitle, Show, useLoad } from '../ui.js';
+import './forecast.css';
 
 type Forecast = Answer<'getProjectForecast'>;
 const WEEK_CHOICES = [4, 8, 12, 26, 52];
 const DEFAULT_WEEKS = 12;
 const DAY_MS = 86_400_000;
+/** The most axis labels under the throughput bars (each "Jan 12" at the page's size fits a phone six times). */
+const MAX_LABELS = 6;
 
-/** A `YYYY-MM-DD` date as words ("Sun, 25 Apr 2027"); dates carry no time zone, so they are read as UTC. */
-function day(date: string | null | undefined): string {
-  if (!date) return '—';
-  const d = new Date(`${date}T00:00:00Z`);
-  return Number.isNaN(d.getTime())
-    ? date
-    : d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
-}
+const DateText = ({ date: value }: { date: string | null | undefined }) => (value ? <time dateTime={value}>{date(value)}</time> : <>—</>);
 
-const DateText = ({ date }: { date: string | null | undefined }) => (date ? <time dateTime={date}>{day(date)}</time> : <>—</>);
-
-/** Bars of completed issues per week, oldest left, in plain SVG. */
+/** Bars of completed issues per week, oldest left, as HTML (its text keeps the page's size at every width). */
 function ThroughputChart({ weeks }: { weeks: Forecast['throughput'] }) {
   const max = Math.max(1, ...weeks.map((w) => w.completed));
-  const width = 640;
-  const height = 180;
-  const left = 28;
-  const bottom = 22;
-  const plotH = height - bottom - 12;
-  const slot = (width - left - 4) / weeks.length;
-  const barW = Math.max(2, slot * 0.7);
-  const labelEvery = Math.ceil(weeks.length / 8);
+  const labelEvery = Math.ceil(weeks.length / MAX_LABELS);
   const total = weeks.reduce((s, w) => s + w.completed, 0);
   return (
-    <figure class="chart forecast-chart">
+    <figure class="forecast-chart">
       <figcaption>Throughput: issues completed per week</figcaption>
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
+      <div
+        class="throughput"
         role="img"
-        aria-label={`Issues completed per week over the last ${weeks.length} full weeks, ${total} in all: ${weeks.map((w) => `week of ${w.week_start} ${w.completed}`).join(', ')}`}
+        aria-label={`Issues completed per week over the last ${weeks.length} full weeks, ${count(total)} in all: ${weeks.map((w) => `week of ${date(w.week_start)} ${count(w.completed)}`).join(', ')}`}
       >
-        <text x={0} y={12} class="value">
-          {max}
-        </text>
-        <text x={0} y={height - bottom} class="value">
-          0
-        </text>
-        <line x1={left} x2={width} y1={height - bottom} y2={height - bottom} stroke="currentColor" stroke-width={1} />
-        {weeks.map((w, i) => {
-          const h = (w.completed / max) * plotH;
-          const x = left + i * slot + (slot - barW) / 2;
-          return (
-            <g key={w.week_start}>
-              <rect x={x} y={height - bottom - h} width={barW} height={h} class="now">
-                <title>{`Week of ${w.week_start}: ${w.completed}`}</title>
-              </rect>
-              {i % labelEvery === 0 ? (
-                <text x={x} y={height - 6} class="label">
-                  {w.week_start.slice(5)}
-                </text>
-              ) : null}
-            </g>
-          );
-        })}
-      </svg>
+        <span class="axis-max" aria-hidden="true">
+          {count(max)}
+        </span>
+        <div class="columns" style={{ gridTemplateColumns: `repeat(${weeks.length}, minmax(0, 1fr))` }}>
+          {weeks.map((w, i) => (
+            <div key={w.week_start} class="column" title={`Week of ${date(w.week_start)}: ${count(w.completed)}`}>
+              <span class="bar now" style={{ height: `${(w.completed / max) * 100}%` }} />
+              {i % labelEvery === 0 ? <span class="tick">{dayMonth(w.week_start)}</span> : null}
+            </div>
+          ))}
+        </div>
+      </div>
     </figure>
   );
 }
 
-/** The three finish dates and the planned finishes on one time line from today. */
+/** The three finish dates and the planned finishes on one time line from today, as HTML marks placed along it. */
 function FinishLine({ f, today }: { f: Forecast; today: string }) {
   const marks: { key: string; label: string; date: string; kind: 'forecast' | 'plan' }[] = [];
-  for (const [key, label] of [
-    ['finish_p50', '50 %'],
-    ['finish_p85', '85 %'],
-    ['finish_p95', '95 %'],
+  for (const [key, p] of [
+    ['finish_p50', 50],
+    ['finish_p85', 85],
+    ['finish_p95', 95],
   ] as const) {
-    if (f[key]) marks.push({ key, label, date: f[key], kind: 'forecast' });
+    if (f[key]) marks.push({ key, label: percent(p, 0), date: f[key], kind: 'forecast' });
   }
   if (f.planned_finish) marks.push({ key: 'planned', label: 'planned', date: f.planned_finish, kind: 'plan' });
   if (f.baseline_planned_finish) marks.push({ key: 'baseline', label: 'baseline', date: f.baseline_planned_finish, kind: 'plan' });
@@ -86,31 +63,33 @@ function FinishLine({ f, today }: { f: Forecast; today: string }) {
   const t = (d: string) => Date.parse(`${d}T00:00:00Z`);
   const start = Math.min(t(today), ...marks.map((m) => t(m.date)));
   const end = Math.max(start + 7 * DAY_MS, ...marks.map((m) => t(m.date)));
-  const width = 640;
-  const pad = 40;
-  const x = (d: string) => pad + ((t(d) - start) / (end - start)) * (width - 2 * pad);
+  const at = (d: string) => ({ left: `${((t(d) - start) / (end - start)) * 100}%` });
   return (
-    <figure class="chart forecast-chart">
+    <figure class="forecast-chart">
       <figcaption>Finish dates against the planned finish</figcaption>
-      <svg
-        viewBox={`0 0 ${width} 96`}
+      <div
+        class="finish-line"
         role="img"
-        aria-label={marks.map((m) => `${m.kind === 'forecast' ? `${m.label} of the runs finish by` : `${m.label} finish`} ${m.date}`).join('; ')}
+        aria-label={marks.map((m) => `${m.kind === 'forecast' ? `${m.label} of the runs finish by` : `${m.label} finish`} ${date(m.date)}`).join('; ')}
       >
-        <line x1={pad} x2={width - pad} y1={48} y2={48} stroke="currentColor" stroke-width={1} />
-        <line x1={x(today)} x2={x(today)} y1={40} y2={56} stroke="currentColor" stroke-width={1} />
-        <text x={x(today)} y={70} class="label" text-anchor="middle">
-          today
-        </text>
-        {marks.map((m, i) => (
-          <g key={m.key} transform={`translate(${x(m.date)} 0)`}>
-            {m.kind === 'forecast' ? <circle cy={48} r={6} class="now" /> : <rect x={-5} y={42} width={10} height={12} class="before" />}
-            <text y={m.kind === 'forecast' ? 30 - (i % 2) * 14 : 86 - (i % 2) * 0} class="label" text-anchor="middle">
-              {m.label}
-            </text>
-          </g>
+        <span class="line" />
+        <span class="mark today" style={at(today)}>
+          <span class="tick">today</span>
+        </span>
+        {marks.map((m) => (
+          <span
+            key={m.key}
+            class={`mark ${m.kind} row${marks.filter((o) => o.kind === m.kind).indexOf(m) % 2}`}
+            style={at(m.date)}
+            title={`${m.label}: ${date(m.date)}`}
+          >
+            <span class="tick">{m.label}</span>
+          </span>
         ))}
-      </svg>
+      </div>
+      <p class="legend muted">
+        Dots: share of the simulated runs finished; squares: planned finishes. From {date(today)} to {date(new Date(end).toISOString().slice(0, 10))}.
+      </p>
     </figure>
   );
 }
@@ -140,8 +119,7 @@ export function ForecastPage({ slug, projectId, query }: { slug: string; project
       ),
     [projectId, weeks, baselineId],
   );
-  // the browser's local date (en-CA writes YYYY-MM-DD)
-  const today = new Date().toLocaleDateString('en-CA');
+  const today = todayIn();
   return (
     <section>
       <PageTitle>Forecast</PageTitle>
@@ -174,13 +152,13 @@ export function ForecastPage({ slug, projectId, query }: { slug: string; project
             ) : null}
             <Facts
               items={[
-                ['Open issues', f.remaining_issues],
-                ['Finish, 50 % likely', <DateText date={f.finish_p50} />],
-                ['Finish, 85 % likely', <DateText date={f.finish_p85} />],
-                ['Finish, 95 % likely', <DateText date={f.finish_p95} />],
+                ['Open issues', count(f.remaining_issues)],
+                ['Finish, 50% likely', <DateText date={f.finish_p50} />],
+                ['Finish, 85% likely', <DateText date={f.finish_p85} />],
+                ['Finish, 95% likely', <DateText date={f.finish_p95} />],
                 ['Planned finish', <DateText date={f.planned_finish} />],
-                ...(baselineId ? [['Baseline planned finish', <DateText date={f.baseline_planned_finish} />] as [string, preact.ComponentChildren]] : []),
-                ['Chance to finish by the planned date', f.probability_by_planned_finish === null ? '—' : `${f.probability_by_planned_finish.toFixed(1)} %`],
+                ...(baselineId ? [['Baseline planned finish', <DateText date={f.baseline_planned_finish} />] as [string, ComponentChildren]] : []),
+                ['Chance to finish by the planned date', percent(f.probability_by_planned_finish)],
               ]}
             />
             <div class="grid2">
@@ -193,7 +171,7 @@ export function ForecastPage({ slug, projectId, query }: { slug: string; project
                 label="Throughput by week"
                 columns={[
                   { header: 'Week of', cell: (w) => <DateText date={w.week_start} /> },
-                  { header: 'Completed', cell: (w) => w.completed },
+                  { header: 'Completed', cell: (w) => count(w.completed) },
                 ]}
                 rows={f.throughput}
                 rowKey={(w) => w.week_start}

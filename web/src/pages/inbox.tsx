@@ -6,7 +6,8 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api.js';
 import { SelectField } from '../components/options.js';
-import { ago, describe, isKind, KIND_LABELS, KINDS, type Notification, noticesChanged } from '../notices.js';
+import { dateTimeLong, fromLocalInput, localInput, relative, time, today } from '../format.js';
+import { describe, isKind, KIND_LABELS, KINDS, type Notification, noticesChanged } from '../notices.js';
 import { href, navigate } from '../router.js';
 import { Empty, Field, Loading, Pager, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
@@ -25,17 +26,11 @@ export function noticePath(n: Notification): string {
   return `/w/${n.workspace_slug}`;
 }
 
-/** `<input type="datetime-local">`'s value for a date, in the browser's time. */
-function localInput(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
-}
-
+/** 9:00 tomorrow in the user's time zone. */
 function tomorrowAtNine(): Date {
-  const d = new Date();
-  d.setDate(d.getDate() + 1);
-  d.setHours(9, 0, 0, 0);
-  return d;
+  const next = new Date(`${today()}T12:00:00Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return fromLocalInput(`${next.toISOString().slice(0, 10)}T09:00`);
 }
 
 export function Inbox({ query }: { query: URLSearchParams }) {
@@ -100,6 +95,7 @@ export function Inbox({ query }: { query: URLSearchParams }) {
   const read = (body: { ids: string[] } | { all: true; workspace?: string }) => unwrap(api().POST('/api/users/me/notifications/read/', { body }));
   const readAll = () => act.run(() => read({ all: true, ...(workspace ? { workspace } : {}) }));
   const page = list.data;
+  const workspaceNames = new Map((workspaces.data ?? []).map((w) => [w.slug, w.name]));
   return (
     <section class="inbox">
       <PageTitle
@@ -156,6 +152,7 @@ export function Inbox({ query }: { query: URLSearchParams }) {
               <NoticeItem
                 key={n.id}
                 n={n}
+                workspaceName={workspaceNames.get(n.workspace_slug) ?? n.workspace_slug}
                 busy={act.busy}
                 onRead={() => void act.run(() => read({ ids: [n.id] }))}
                 onArchive={() => void one(n, n.archived_at ? 'unarchive' : 'archive')}
@@ -179,12 +176,14 @@ export function Inbox({ query }: { query: URLSearchParams }) {
 
 function NoticeItem({
   n,
+  workspaceName,
   busy,
   onRead,
   onArchive,
   onSnooze,
 }: {
   n: Notification;
+  workspaceName: string;
   busy: boolean;
   onRead: () => void;
   onArchive: () => void;
@@ -194,7 +193,6 @@ function NoticeItem({
   const to = noticePath(n);
   const unread = !n.read_at;
   const [at, setAt] = useState(() => localInput(tomorrowAtNine()));
-  const created = new Date(n.created_at);
   return (
     <li class={unread ? 'notice-item unread' : 'notice-item'}>
       <div class="notice-text">
@@ -212,9 +210,9 @@ function NoticeItem({
         </a>
         {detail ? <p class="notice-detail">{detail}</p> : null}
         <small>
-          <span class="notice-ws">{n.workspace_slug}</span> ·{' '}
-          <time dateTime={n.created_at} title={new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' }).format(created)}>
-            {ago(n.created_at)}
+          <span class="notice-ws">{workspaceName}</span> ·{' '}
+          <time dateTime={n.created_at} title={dateTimeLong(n.created_at)}>
+            {relative(n.created_at)}
           </time>
         </small>
       </div>
@@ -235,10 +233,10 @@ function NoticeItem({
                 1 hour
               </button>
               <button type="button" class="link" disabled={busy} onClick={() => onSnooze(tomorrowAtNine())}>
-                Tomorrow 9:00
+                Tomorrow {time(tomorrowAtNine())}
               </button>
               <Field label="Until">{(id) => <input id={id} type="datetime-local" value={at} onInput={(e) => setAt(e.currentTarget.value)} />}</Field>
-              <button type="button" class="secondary" disabled={busy || !at} onClick={() => onSnooze(new Date(at))}>
+              <button type="button" class="secondary" disabled={busy || !at} onClick={() => onSnooze(fromLocalInput(at))}>
                 Snooze until then
               </button>
             </div>

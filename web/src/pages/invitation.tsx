@@ -3,7 +3,8 @@
  * Accept; signed in as someone else, says so; not signed in, a sign-up form that accepts and signs in at once (or
  * sign in first). An expired or used invitation (410) says so plainly.
  */
-import { ApiError, api, getToken, setToken, unwrap, when } from '../api.js';
+import { ApiError, api, getToken, setToken, unwrap } from '../api.js';
+import { codeName, dateTime } from '../format.js';
 import { ActionForm } from '../components/action-form.js';
 import { Card } from '../components/facts.js';
 import { Link, navigate } from '../router.js';
@@ -66,9 +67,10 @@ export function Invitation({ token }: { token: string }) {
     <section class="narrow">
       <PageTitle>{`Join ${i.workspace.name}`}</PageTitle>
       <p>
-        <strong>{i.email}</strong> is invited to the workspace <strong>{i.workspace.name}</strong> ({i.workspace.slug}) as <strong>{i.role}</strong>.
+        <strong>{i.email}</strong> is invited to the workspace <strong>{i.workspace.name}</strong> ({i.workspace.slug}) as{' '}
+        <strong>{codeName(i.role).toLowerCase()}</strong>.
       </p>
-      <p class="muted">The invitation is valid until {when(i.expires_at)}.</p>
+      <p class="muted">The invitation is valid until {dateTime(i.expires_at)}.</p>
       {me.data ? (
         mine ? (
           <>

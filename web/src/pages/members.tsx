@@ -3,7 +3,8 @@
  * invitation by e-mail, and the pending invitations with resend (a new link; the old one dies) and revoke.
  */
 import { useState } from 'preact/hooks';
-import { api, unwrap, when } from '../api.js';
+import { api, unwrap } from '../api.js';
+import { codeName, date, dateTime } from '../format.js';
 import { CreateForm } from '../components/action-form.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { byId, DataTable } from '../components/data-table.js';
@@ -78,22 +79,22 @@ export function Members({ slug }: { slug: string }) {
                           const role = e.currentTarget.value as Role;
                           void change.run(
                             () => unwrap(api().PATCH('/api/workspaces/{slug}/members/{userId}/', { ...path(m.user_id), body: { role } })),
-                            `${m.display_name || m.email} is now ${role}.`,
+                            `${m.display_name || m.email} is now ${codeName(role).toLowerCase()}.`,
                           );
                         }}
                       >
                         {ROLES.map((r) => (
                           <option key={r} value={r}>
-                            {r}
+                            {codeName(r)}
                           </option>
                         ))}
                       </select>
                     </>
                   ) : (
-                    m.role
+                    codeName(m.role)
                   ),
               },
-              { header: 'Since', cell: (m) => when(m.created_at) },
+              { header: 'Since', cell: (m) => date(m.created_at) },
               ...(admin
                 ? [
                     {
@@ -128,7 +129,7 @@ export function Members({ slug }: { slug: string }) {
               {(id, by) => <input id={id} name="email" type="email" required aria-describedby={by} />}
             </Field>
             {/* Member first: the form's default, also after it is reset. */}
-            <SelectField label="Role" name="role" items={['member', 'guest', 'admin']} />
+            <SelectField label="Role" name="role" items={(['member', 'guest', 'admin'] as const).map((r) => [r, codeName(r)] as const)} />
           </CreateForm>
           <h2>Pending invitations</h2>
           <Show state={invitations}>
@@ -140,9 +141,9 @@ export function Members({ slug }: { slug: string }) {
                   rowKey={byId}
                   columns={[
                     { header: 'E-mail', cell: (i) => <span class="break">{i.email}</span> },
-                    { header: 'Role', cell: (i) => i.role },
-                    { header: 'Sent', cell: (i) => when(i.created_at) },
-                    { header: 'Expires', cell: (i) => when(i.expires_at) },
+                    { header: 'Role', cell: (i) => codeName(i.role) },
+                    { header: 'Sent', cell: (i) => dateTime(i.created_at) },
+                    { header: 'Expires', cell: (i) => dateTime(i.expires_at) },
                     {
                       header: <span class="sr-only">Actions</span>,
                       cell: (i) => (

@@ -5,6 +5,7 @@
 import { api, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { SelectField } from '../components/options.js';
+import { clockHour } from '../format.js';
 import { KIND_LABELS, KINDS, type NotificationSettings } from '../notices.js';
 import { errorsAt, Field, formValues, PageTitle, Show, useAction, useLoad } from '../ui.js';
 import { useState } from 'preact/hooks';
@@ -25,8 +26,6 @@ function zones(current: string): string[] {
   // 'UTC' is not in every browser's list; the zone the user has is always offered.
   return [...new Set(['UTC', current, ...all])].sort((a, b) => (a === 'UTC' ? -1 : b === 'UTC' ? 1 : a.localeCompare(b)));
 }
-
-const hour = (h: number) => new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(Date.UTC(2000, 0, 1, h));
 
 export function Settings() {
   const me = useLoad(() => unwrap(api().GET('/api/users/me/')), []);
@@ -66,7 +65,7 @@ export function Settings() {
               label="Time zone"
               name="time_zone"
               hint="Dates in e-mails and the digest hour follow it"
-              items={zones(m.time_zone ?? 'UTC')}
+              items={zones(m.time_zone ?? 'UTC').map((z) => [z, z.replace(/_/g, ' ')] as const)}
               selected={m.time_zone ?? 'UTC'}
               errors={errorsAt(profile.error, '/time_zone')}
             />
@@ -89,7 +88,7 @@ export function Settings() {
               label="Digest hour"
               name="digest_hour"
               hint="In your time zone"
-              items={Array.from({ length: 24 }, (_, h) => [String(h), hour(h)] as const)}
+              items={Array.from({ length: 24 }, (_, h) => [String(h), clockHour(h)] as const)}
               selected={String(s.digest_hour)}
               errors={errorsAt(mail.error, '/digest_hour')}
             />

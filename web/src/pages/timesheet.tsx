@@ -3,9 +3,10 @@
  * and day, with the totals and the same rows as a CSV download. The week and the grouping live in the URL.
  */
 import { type Answer, api, getToken, unwrap } from '../api.js';
-import { minutesText } from '../components/minutes.js';
+import { codeName, date, dayMonth, minutes, today } from '../format.js';
 import { navigate } from '../router.js';
 import { PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import './timesheet.css';
 
 const GROUPS = ['user', 'project'] as const;
 type Group = (typeof GROUPS)[number];
@@ -17,15 +18,6 @@ const isoOf = (d: Date) => d.toISOString().slice(0, 10);
 const plusDays = (iso: string, n: number) => isoOf(new Date(dateAt(iso).getTime() + n * DAY));
 const mondayOf = (iso: string) => plusDays(iso, -((dateAt(iso).getUTCDay() + 6) % 7));
 const isDate = (v: string | null): v is string => v !== null && /^\d{4}-\d\d-\d\d$/.test(v) && !Number.isNaN(dateAt(v).getTime());
-
-/** Today in an IANA time zone, as `YYYY-MM-DD` (the browser's Intl knows the zones; no library needed). */
-function todayIn(timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date());
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
-}
-
-const dayHeader = (iso: string) => dateAt(iso).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', timeZone: 'UTC' });
 
 export function Timesheet({ slug, query }: { slug: string; query: URLSearchParams }) {
   const workspace = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/', { params: { path: { slug } } })), [slug]);
@@ -42,7 +34,7 @@ type Sheet = Answer<'getTimesheet'>;
 function Week({ slug, query, timeZone }: { slug: string; query: URLSearchParams; timeZone: string }) {
   const groupBy: Group = query.get('group_by') === 'project' ? 'project' : 'user';
   const asked = query.get('week');
-  const from = mondayOf(isDate(asked) ? asked : todayIn(timeZone));
+  const from = mondayOf(isDate(asked) ? asked : today(new Date(), timeZone));
   const to = plusDays(from, 6);
   const sheet = useLoad(
     () => unwrap(api().GET('/api/workspaces/{slug}/timesheet/', { params: { path: { slug }, query: { from, to, group_by: groupBy } } })) as Promise<Sheet>,
@@ -66,26 +58,28 @@ function Week({ slug, query, timeZone }: { slug: string; query: URLSearchParams;
   return (
     <>
       <div class="week-bar">
-        <button type="button" onClick={() => go(plusDays(from, -7), groupBy)}>
-          Previous week
-        </button>
-        <strong aria-live="polite">
-          Week of {from} to {to} <span class="muted">({timeZone})</span>
+        <strong class="week-name" aria-live="polite">
+          Week of <time dateTime={from}>{date(from)}</time> to <time dateTime={to}>{date(to)}</time> <span class="muted">({timeZone.replace(/_/g, ' ')})</span>
         </strong>
-        <button type="button" onClick={() => go(plusDays(from, 7), groupBy)}>
-          Next week
-        </button>
+        <div class="week-moves">
+          <button type="button" onClick={() => go(plusDays(from, -7), groupBy)}>
+            Previous week
+          </button>
+          <button type="button" onClick={() => go(plusDays(from, 7), groupBy)}>
+            Next week
+          </button>
+        </div>
         <label>
           Group by{' '}
           <select value={groupBy} onChange={(e) => go(from, e.currentTarget.value as Group)}>
             {GROUPS.map((g) => (
               <option key={g} value={g}>
-                {g}
+                {g === 'user' ? 'Member' : codeName(g)}
               </option>
             ))}
           </select>
         </label>
-        <button type="button" disabled={download.busy} onClick={() => void download.run()}>
+        <button type="button" class="secondary" disabled={download.busy} onClick={() => void download.run()}>
           Download CSV
         </button>
       </div>
@@ -97,14 +91,14 @@ function Week({ slug, query, timeZone }: { slug: string; query: URLSearchParams;
             <div class="table-wrap" role="region" aria-label="Timesheet" tabIndex={0}>
               <table class="timesheet">
                 <caption>
-                  {minutesText(s.total_minutes)} logged, by {s.group_by}
+                  {minutes(s.total_minutes)} logged, by {s.group_by === 'user' ? 'member' : 'project'}
                 </caption>
                 <thead>
                   <tr>
                     <th scope="col">{groupBy === 'user' ? 'Member' : 'Project'}</th>
                     {s.days.map((d) => (
-                      <th scope="col" key={d} title={d}>
-                        {dayHeader(d)}
+                      <th scope="col" key={d} title={date(d)}>
+                        {dayMonth(d, true)}
                       </th>
                     ))}
                     <th scope="col">Total</th>
@@ -116,9 +110,9 @@ function Week({ slug, query, timeZone }: { slug: string; query: URLSearchParams;
                       <tr key={r.key}>
                         <th scope="row">{r.label}</th>
                         {s.days.map((d) => (
-                          <td key={d}>{r.by_day[d] ? minutesText(r.by_day[d]) : ''}</td>
+                          <td key={d}>{r.by_day[d] ? minutes(r.by_day[d]) : ''}</td>
                         ))}
-                        <td>{minutesText(r.minutes)}</td>
+                        <td>{minutes(r.minutes)}</td>
                       </tr>
                     ))
                   ) : (
@@ -131,9 +125,9 @@ function Week({ slug, query, timeZone }: { slug: string; query: URLSearchParams;
                   <tr>
                     <th scope="row">Total</th>
                     {s.days.map((d) => (
-                      <td key={d}>{minutesText(dayTotal(d))}</td>
+                      <td key={d}>{minutes(dayTotal(d))}</td>
                     ))}
-                    <td>{minutesText(s.total_minutes)}</td>
+                    <td>{minutes(s.total_minutes)}</td>
                   </tr>
                 </tfoot>
               </table>

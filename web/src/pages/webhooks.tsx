@@ -1,6 +1,7 @@
 /** Outgoing webhooks (section 12): endpoints, their delivery log, a delivery's payload and attempts, redeliver, ping. */
 import { useState } from 'preact/hooks';
-import { type Answer, api, unwrap, when } from '../api.js';
+import { type Answer, api, unwrap } from '../api.js';
+import { codeName, count, dateTime, milliseconds } from '../format.js';
 import { Link, navigate } from '../router.js';
 import { ActionForm } from '../components/action-form.js';
 import { ConfirmButton } from '../components/confirm-button.js';
@@ -8,6 +9,7 @@ import { byId, DataTable } from '../components/data-table.js';
 import { Facts } from '../components/facts.js';
 import { CardList, PageOf } from '../components/list-view.js';
 import { SelectField } from '../components/options.js';
+import './webhooks.css';
 import { Badge, Empty, errorsAt, Field, FieldErrors, formValues, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
 
 type Webhook = Answer<'listWebhooks'>[number];
@@ -35,10 +37,22 @@ const PER_PAGE = 20;
 
 const statusTone = (s: DeliveryStatus) => (s === 'succeeded' ? 'ok' : s === 'failed' ? 'bad' : 'info');
 
+/** Why the service turned an endpoint off, in words. */
+const DISABLED: Record<NonNullable<Webhook['disabled_reason']>, string> = {
+  gone: 'the receiver answered 410 Gone',
+  failing: 'deliveries kept failing',
+};
+
 function EndpointState({ w }: { w: Webhook }) {
-  if (w.is_active) return <Badge tone="ok">active</Badge>;
-  return <Badge tone={w.disabled_reason ? 'bad' : 'warn'}>{w.disabled_reason ? `disabled: ${w.disabled_reason}` : 'off'}</Badge>;
+  if (w.is_active) return <Badge tone="ok">Active</Badge>;
+  return <Badge tone={w.disabled_reason ? 'bad' : 'warn'}>{w.disabled_reason ? `Turned off: ${DISABLED[w.disabled_reason]}` : 'Off'}</Badge>;
 }
+
+function StatusBadge({ status }: { status: DeliveryStatus }) {
+  return <Badge tone={statusTone(status)}>{codeName(status)}</Badge>;
+}
+
+const answer = (code: number | null, error?: string | null) => (code !== null ? `HTTP ${code}` : (error ?? '—'));
 
 /** A signing secret, shown once: after creation and after a rotation. */
 function Secret({ secret, onDismiss }: { secret: string; onDismiss: () => void }) {
@@ -124,7 +138,10 @@ function WebhookForm({ slug, webhook, onSaved }: { slug: string; webhook?: Webho
         <FieldErrors messages={[...(at('/event_types') ?? []), ...EVENT_TYPES.flatMap((_, i) => at(`/event_types/${i}`) ?? [])]} />
       </fieldset>
       {webhook ? (
-        <Field label="Active" hint={webhook.disabled_reason ? `disabled by the service: ${webhook.disabled_reason}; turning it on clears that` : undefined}>
+        <Field
+          label="Active"
+          hint={webhook.disabled_reason ? `Turned off by the service: ${DISABLED[webhook.disabled_reason]}; turning it on clears that` : undefined}
+        >
           {(id, by) => <input id={id} name="is_active" type="checkbox" defaultChecked={webhook.is_active} aria-describedby={by} />}
         </Field>
       ) : null}
@@ -222,7 +239,7 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
               <EndpointState w={w} /> {w.description ? <span>{w.description}</span> : null}
             </p>
             <p class="muted">
-              Events: {w.event_types.includes('*') ? 'all' : w.event_types.join(', ')} · created {when(w.created_at)}
+              Events: {w.event_types.includes('*') ? 'all' : w.event_types.join(', ')} · created {dateTime(w.created_at)}
             </p>
             <div class="actions">
               <button type="button" onClick={() => void ping.run()} disabled={ping.busy}>
@@ -246,9 +263,8 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
             <ProblemView error={ping.error ?? rotate.error ?? remove.error} />
             {pinged ? (
               <p class="card" role="status">
-                Ping <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${pinged.id}`}>{pinged.event_type}</Link>:{' '}
-                <Badge tone={statusTone(pinged.status)}>{pinged.status}</Badge> {pinged.last_status_code !== null ? `HTTP ${pinged.last_status_code}` : ''}{' '}
-                {pinged.last_error ?? ''}
+                Ping <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${pinged.id}`}>{pinged.event_type}</Link>: <StatusBadge status={pinged.status} />{' '}
+                {pinged.last_status_code !== null ? `HTTP ${pinged.last_status_code}` : ''} {pinged.last_error ?? ''}
               </p>
             ) : null}
             {secret ? <Secret secret={secret} onDismiss={() => setSecret(null)} /> : null}
@@ -270,7 +286,13 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
       </Show>
       <h2>Delivery log</h2>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <SelectField label="Status" all="All" items={STATUSES} value={status ?? ''} onChange={(v) => setQuery({ status: v, offset: 0 })} />
+        <SelectField
+          label="Status"
+          all="All"
+          items={STATUSES.map((v) => [v, codeName(v)] as const)}
+          value={status ?? ''}
+          onChange={(v) => setQuery({ status: v, offset: 0 })}
+        />
         <button type="button" class="secondary" onClick={() => void log.reload()} disabled={log.loading}>
           Refresh
         </button>
@@ -287,11 +309,11 @@ export function WebhookPage({ slug, webhookId, query }: { slug: string; webhookI
             rowKey={byId}
             columns={[
               { header: 'Event', cell: (d) => <Link to={`/w/${slug}/webhooks/${webhookId}/deliveries/${d.id}`}>{d.event_type}</Link> },
-              { header: 'Status', cell: (d) => <Badge tone={statusTone(d.status)}>{d.status}</Badge> },
-              { header: 'Attempts', cell: (d) => d.attempts },
-              { header: 'Last answer', cell: (d) => (d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')) },
-              { header: 'Created', cell: (d) => when(d.created_at) },
-              { header: 'Next attempt', cell: (d) => when(d.next_attempt_at) },
+              { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+              { header: 'Attempts', cell: (d) => count(d.attempts) },
+              { header: 'Last answer', cell: (d) => <span class="clip">{answer(d.last_status_code, d.last_error)}</span> },
+              { header: 'Created', cell: (d) => dateTime(d.created_at) },
+              { header: 'Next attempt', cell: (d) => dateTime(d.next_attempt_at) },
             ]}
           />
         )}
@@ -331,18 +353,18 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
               <Facts
                 live
                 items={[
-                  ['Status', <Badge tone={statusTone(d.status)}>{d.status}</Badge>],
-                  ['Attempts', d.attempts],
-                  ['Last answer', d.last_status_code !== null ? `HTTP ${d.last_status_code}` : '—'],
-                  ['Created', when(d.created_at)],
-                  ['Succeeded', when(d.succeeded_at)],
-                  ['Next attempt', when(d.next_attempt_at)],
+                  ['Status', <StatusBadge status={d.status} />],
+                  ['Attempts', count(d.attempts)],
+                  ['Last answer', answer(d.last_status_code)],
+                  ['Created', dateTime(d.created_at)],
+                  ['Delivered', dateTime(d.succeeded_at)],
+                  ['Next attempt', dateTime(d.next_attempt_at)],
                   ['webhook-id', <code class="break">{d.event_id}</code>],
                 ]}
               />
               {d.last_error ? (
                 <p>
-                  Last error: <code>{d.last_error}</code>
+                  Last error: <code class="break">{d.last_error}</code>
                 </p>
               ) : null}
               <h2>Attempts</h2>
@@ -352,14 +374,14 @@ export function DeliveryPage({ slug, webhookId, deliveryId }: { slug: string; we
                   rows={d.attempt_log}
                   rowKey={(_, i) => i}
                   columns={[
-                    { header: 'At', cell: (a) => when(a.at) },
+                    { header: 'At', cell: (a) => dateTime(a.at) },
                     {
                       header: 'Answer',
                       cell: (a) =>
                         a.status_code !== null ? <Badge tone={a.status_code >= 200 && a.status_code < 300 ? 'ok' : 'bad'}>HTTP {a.status_code}</Badge> : '—',
                     },
-                    { header: 'Duration', cell: (a) => `${a.duration_ms} ms` },
-                    { header: 'Error', cell: (a) => a.error ?? '—' },
+                    { header: 'Duration', cell: (a) => milliseconds(a.duration_ms) },
+                    { header: 'Error', cell: (a) => <span class="clip">{a.error ?? '—'}</span> },
                   ]}
                 />
               ) : (
