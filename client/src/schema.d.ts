@@ -30693,6 +30693,8 @@ export interface operations {
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
+                /** @description Only trackers of this project's issues; a project that is not the workspace's answers 404 */
+                project_id?: string;
             };
             header?: never;
             path: {
@@ -30926,6 +30928,10 @@ export interface operations {
                 offset?: number;
                 /** @description Page size, 1..100 (default 20) */
                 per_page?: number;
+                /** @description Only trackers of this project's issues; a project that is not the workspace's answers 404 */
+                project_id?: string;
+                /** @description open: only issues not resolved (no resolved_at); resolved: only resolved ones; absent: both. The order stays most overdue first */
+                status?: "open" | "resolved";
             };
             header?: never;
             path: {

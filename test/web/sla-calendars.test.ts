@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 /** The text of the messages a control points at with aria-describedby (its hint and the API's field errors). */
 async function describedText(page: Page, label: string): Promise<string> {
@@ -36,6 +36,7 @@ describe.skipIf(!hasChromium)('SLA calendars, policies and states in Chromium', 
     await page.getByRole('heading', { name: 'SLA calendars' }).waitFor();
     await page.getByText('No calendars yet').waitFor();
     await h.shot('calendars-empty');
+    await expectAccessible(page, 'the calendars page, empty');
     await page.getByLabel('Calendar name').fill('Istanbul office');
     await page.getByLabel('Time zone').fill('Mars/Olympus_Mons');
     // The new form starts with Mon-Fri 09:00-17:00; make Tuesday end before it starts.
@@ -62,8 +63,8 @@ describe.skipIf(!hasChromium)('SLA calendars, policies and states in Chromium', 
     await page.getByRole('button', { name: 'Create calendar' }).click();
     const card = page.locator('.cards > li').filter({ hasText: 'Istanbul office' });
     await card.waitFor();
-    expect(await card.textContent()).toContain('Europe/Istanbul · mon 09:00–17:00, tue 09:00–17:00');
-    expect(await card.textContent()).toContain('1 holiday');
+    expect(await card.textContent()).toContain('Europe/Istanbul · Mon, Tue, Wed, Thu, Fri 9:00 AM–5:00 PM');
+    expect(await card.textContent()).toContain('1 holiday: Republic Day (Oct 29, 2026, every year)');
     expect(await page.getByRole('alert').count()).toBe(0);
     const list = await h.ctx.api.get(`/api/workspaces/${h.slug}/sla-calendars/`, { token: h.token });
     expect(list.body).toHaveLength(1);
@@ -92,17 +93,21 @@ describe.skipIf(!hasChromium)('SLA calendars, policies and states in Chromium', 
     await page
       .locator('.cards > li')
       .filter({ hasText: 'Istanbul support' })
-      .getByText(/sat 09:00–17:00/)
+      .getByText(/Mon, Tue, Wed, Thu, Sat 9:00 AM–5:00 PM/)
       .waitFor();
     const saved = await h.ctx.api.get(`/api/workspaces/${h.slug}/sla-calendars/${calendarId}/`, { token: h.token });
     expect(saved.body.name).toBe('Istanbul support');
     expect(saved.body.working_hours.map((w: { day: string }) => w.day)).toEqual(['mon', 'tue', 'wed', 'thu', 'sat']);
-    await h.checkPhone('calendars', `/w/${h.slug}/sla/calendars`);
+    await expectAccessible(page, 'the calendars page');
+    await h.checkPhone('calendars', `/w/${h.slug}/sla/calendars`, async (p) => {
+      await p.locator('.cards > li').first().waitFor();
+      await expectAccessible(p, 'the calendars page at 390 px');
+    });
   });
 
   it('creates a policy on the calendar with an at-risk percent, and shows its field errors', async () => {
     const { page } = h;
-    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'SLA policies' }).click();
+    await page.goto(h.app(`/w/${h.slug}/sla/policies`));
     await page.getByRole('heading', { name: 'SLA policies' }).waitFor();
     await page.getByText('No SLA policies yet').waitFor();
     expect(await page.getByLabel('At risk at (%)').inputValue()).toBe('75');
@@ -122,7 +127,8 @@ describe.skipIf(!hasChromium)('SLA calendars, policies and states in Chromium', 
     await page.getByRole('button', { name: 'Create policy' }).click();
     const card = page.locator('.cards > li').filter({ hasText: 'Support hours' });
     await card.waitFor();
-    expect(await card.textContent()).toContain('calendar: Istanbul support · at risk at 80 %');
+    expect(await card.textContent()).toContain('Urgent: respond in 1 hr, resolve in 8 hr');
+    expect(await card.textContent()).toContain('Calendar: Istanbul support (working time, Europe/Istanbul) · at risk at 80%');
     const policies = await h.ctx.api.get(`/api/workspaces/${h.slug}/sla-policies/`, { token: h.token });
     expect(policies.body[0]).toMatchObject({ name: 'Support hours', calendar_id: calendarId, at_risk_percent: 80 });
     // Edit: no calendar, no at-risk warning.
@@ -130,7 +136,7 @@ describe.skipIf(!hasChromium)('SLA calendars, policies and states in Chromium', 
     await card.getByLabel('Calendar').selectOption('');
     await card.getByLabel('At risk at (%)').fill('');
     await card.getByRole('button', { name: 'Save policy' }).click();
-    await card.getByText('calendar: none (24/7) · at risk at no warning').waitFor();
+    await card.getByText('Calendar: none (24/7) · at risk at no warning').waitFor();
     const edited = await h.ctx.api.get(`/api/workspaces/${h.slug}/sla-policies/`, { token: h.token });
     expect(edited.body[0]).toMatchObject({ calendar_id: null, at_risk_percent: null });
     await h.shot('policies');

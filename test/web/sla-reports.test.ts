@@ -1,9 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+
+/** The smallest chart label as rendered, in CSS pixels (its font size times the SVG's scale on screen). */
+const smallestLabelPx = (page: Page) =>
+  page.evaluate(() => {
+    const svg = document.querySelector('figure.sla-report-chart svg') as SVGSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+  });
 
 /** The SLA report page (contract 20.3): weekly chart of the last 12 weeks, per-priority table, date range, CSV. */
 describe.skipIf(!hasChromium)('SLA reports in Chromium', () => {
@@ -60,10 +69,9 @@ describe.skipIf(!hasChromium)('SLA reports in Chromium', () => {
     await h?.close();
   });
 
-  it('shows the weekly chart of the last 12 weeks and the per-priority table, from the nav', async () => {
+  it('shows the weekly chart of the last 12 weeks and the per-priority table', async () => {
     const { page } = h;
-    await page.goto(h.app(`/w/${h.slug}`));
-    await page.getByRole('link', { name: 'SLA reports' }).click();
+    await page.goto(h.app(`/w/${h.slug}/sla/reports`));
     await page.getByRole('heading', { name: 'SLA reports' }).waitFor();
     const chart = page.locator('figure.sla-report-chart svg');
     await chart.waitFor();
@@ -74,6 +82,9 @@ describe.skipIf(!hasChromium)('SLA reports in Chromium', () => {
     const table = page.getByRole('table', { name: 'SLA achievement per priority' });
     await table.getByRole('rowheader', { name: 'Urgent' }).waitFor();
     expect(await table.getByRole('rowheader', { name: 'High' }).count()).toBe(1);
+    // Medians as durations people read (answered and resolved a quarter of an hour in), never "0s" or "15m".
+    expect(await table.getByRole('row', { name: /^Urgent/ }).textContent()).toContain('15 min');
+    expect(await smallestLabelPx(page)).toBeGreaterThanOrEqual(12);
     await h.shot('page');
     await expectAccessible(page, 'the SLA report page');
     await page.getByLabel('Target').selectOption('response');
@@ -103,6 +114,11 @@ describe.skipIf(!hasChromium)('SLA reports in Chromium', () => {
   });
 
   it('fits a phone-sized screen with every control labelled', async () => {
-    await h.checkPhone('sla-reports', `/w/${h.slug}/sla/reports`, (p) => p.locator('figure.sla-report-chart svg').waitFor());
+    await h.checkPhone('sla-reports', `/w/${h.slug}/sla/reports`, async (p) => {
+      await p.locator('figure.sla-report-chart svg').waitFor();
+      await p.getByRole('table', { name: 'SLA achievement per priority' }).waitFor();
+      expect(await smallestLabelPx(p)).toBeGreaterThanOrEqual(12);
+      await expectAccessible(p, 'the SLA report page at 390 px');
+    });
   });
 });

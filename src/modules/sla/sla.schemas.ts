@@ -115,8 +115,21 @@ export const IssueSummary = Type.Object({
 
 export const BreachedTracker = Type.Object({ ...Tracker.properties, issue: IssueSummary });
 
-export const BreachedQuery = PageQuery;
-export const AtRiskQuery = PageQuery;
+const BoardProject = Type.Optional({
+  ...Uuid,
+  description: "Only trackers of this project's issues; a project that is not the workspace's answers 404",
+});
+
+export const BreachedQuery = Type.Object({
+  ...PageQuery.properties,
+  project_id: BoardProject,
+  status: Type.Optional(
+    Type.Enum(['open', 'resolved'], {
+      description: 'open: only issues not resolved (no resolved_at); resolved: only resolved ones; absent: both. The order stays most overdue first',
+    }),
+  ),
+});
+export const AtRiskQuery = Type.Object({ ...PageQuery.properties, project_id: BoardProject });
 
 // ---- calendars (contract 11.1) ----------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import type { RuleRow, SlaRepository } from './sla.repository.js';
 import { createRetargeter } from './sla.retarget.js';
 import { createOutcomeRecorder } from './sla-reports.service.js';
 import { slaReportsRepository } from './sla-reports.repository.js';
-import type { TrackerViewRow } from './sla.trackers.repository.js';
+import type { BoardFilter, TrackerViewRow } from './sla.trackers.repository.js';
 import { calendarView, policyView, trackerListItem, trackerView } from './sla.views.js';
 
 export interface SlaDeps {
@@ -106,6 +106,13 @@ export function createSlaService(deps: SlaDeps) {
   async function listItems(rows: TrackerViewRow[], workspaceId: string, now: Date) {
     const calendars = await retargeter.calendarsOf(db, rows, [workspaceId]);
     return rows.map((r) => trackerListItem(r, r.calendar_id ? (calendars.get(r.calendar_id) ?? null) : null, now));
+  }
+
+  /** The boards' filter; a project that is not the workspace's is a 404, as for the other project filters (search, reports). */
+  async function boardFilter(workspaceId: string, projectId: string | undefined, status: 'open' | 'resolved' | undefined): Promise<BoardFilter> {
+    const id = projectId?.toLowerCase();
+    if (id !== undefined && !(await repo.projectExists(db, workspaceId, id))) throw notFound('Project');
+    return { ...(id !== undefined && { projectId: id }), ...(status !== undefined && { status }) };
   }
 
   /** A page of a tracker list; a page that is not full, and not past the end, already tells the total. */
@@ -321,18 +328,20 @@ export function createSlaService(deps: SlaDeps) {
       return trackerView(row, row.calendar_id ? (calendars.get(row.calendar_id) ?? null) : null, clock.now());
     },
 
-    async listBreached(actor: Actor, slug: string, page: PageQuery) {
+    async listBreached(actor: Actor, slug: string, query: PageQuery & { project_id?: string; status?: 'open' | 'resolved' }) {
       const ws = await identity.access(actor, slug, 'read');
+      const filter = await boardFilter(ws.workspaceId, query.project_id, query.status);
       const now = clock.now();
-      const rows = await repo.listBreached(db, ws.workspaceId, now, page);
-      return trackerPage(rows, ws.workspaceId, now, page, () => repo.countBreached(db, ws.workspaceId, now));
+      const rows = await repo.listBreached(db, ws.workspaceId, now, query, filter);
+      return trackerPage(rows, ws.workspaceId, now, query, () => repo.countBreached(db, ws.workspaceId, now, filter));
     },
 
-    async listAtRisk(actor: Actor, slug: string, page: PageQuery) {
+    async listAtRisk(actor: Actor, slug: string, query: PageQuery & { project_id?: string }) {
       const ws = await identity.access(actor, slug, 'read');
+      const filter = await boardFilter(ws.workspaceId, query.project_id, undefined);
       const now = clock.now();
-      const rows = await repo.listAtRisk(db, ws.workspaceId, now, page);
-      return trackerPage(rows, ws.workspaceId, now, page, () => repo.countAtRisk(db, ws.workspaceId, now));
+      const rows = await repo.listAtRisk(db, ws.workspaceId, now, query, filter);
+      return trackerPage(rows, ws.workspaceId, now, query, () => repo.countAtRisk(db, ws.workspaceId, now, filter));
     },
   };
 }

@@ -161,6 +161,24 @@ const resolutionAtRisk = (now: Date) => sql`
   AND resolution_breach_at > ${now} AND resolution_risk_at <= ${now}
   AND NOT (responded_at IS NULL AND response_risk_at <= ${now} AND response_breach_at > ${now})`;
 
+/** What the SLA boards narrow their lists to (the console's project filter, open breaches first). */
+export interface BoardFilter {
+  projectId?: string;
+  /** open: the issue is not resolved; resolved: it is */
+  status?: 'open' | 'resolved';
+}
+
+/** Only trackers (aliased `b`) of the project's issues: one primary-key probe of `issues` per index entry. */
+const projectFilter = (workspaceId: string, projectId: string | undefined) =>
+  projectId === undefined
+    ? sql``
+    : sql`AND EXISTS (SELECT 1 FROM issues pi WHERE pi.workspace_id = ${workspaceId} AND pi.id = b.issue_id AND pi.project_id = ${projectId})`;
+
+/** The breached list's filters; each status is the predicate of its partial index (migration 1098), written out. */
+const breachedFilter = (workspaceId: string, filter: BoardFilter) => sql`
+  ${filter.status === undefined ? sql`` : filter.status === 'open' ? sql`AND resolved_at IS NULL` : sql`AND resolved_at IS NOT NULL`}
+  ${projectFilter(workspaceId, filter.projectId)}`;
+
 /**
  * A workspace's breached and at-risk counts at `now` (migration 1070), as expressions over its `sla_counts` row `k`:
  * the counts kept at `k.as_of`, plus the changes since the job last folded them, plus the window between `as_of` and
@@ -417,16 +435,24 @@ export function trackerQueries() {
       return { tracker: row.id ? row : null };
     },
 
+    /** A project of the workspace (the boards' project filter). */
+    async projectExists(tx: Executor, workspaceId: string, projectId: string) {
+      const row = await tx.selectFrom('projects').select('id').where('workspace_id', '=', workspaceId).where('id', '=', projectId).executeTakeFirst();
+      return row !== undefined;
+    },
+
     /**
      * Trackers with a breach before `now`, the oldest breach (most overdue) first. The page is cut from the partial
      * index alone (an index-only scan, so a deep offset skips index entries, not rows), then only its rows are joined.
+     * A status cuts it from that status's partial index (migration 1098); a project is checked on each index entry by
+     * the issue's primary key (see docs/decisions/console-sla.md).
      */
-    async listBreached(tx: Executor, workspaceId: string, now: Date, page: { offset: number; per_page: number }) {
+    async listBreached(tx: Executor, workspaceId: string, now: Date, page: { offset: number; per_page: number }, filter: BoardFilter = {}) {
       const { rows } = await sql<TrackerViewRow>`
         SELECT ${viewSelect}
         FROM (
-          SELECT id, breach_at FROM sla_trackers
-          WHERE workspace_id = ${workspaceId} AND breach_at < ${now}
+          SELECT id, breach_at FROM sla_trackers b
+          WHERE workspace_id = ${workspaceId} AND breach_at < ${now} ${breachedFilter(workspaceId, filter)}
           ORDER BY breach_at, id OFFSET ${page.offset} LIMIT ${page.per_page}
         ) page
         JOIN sla_trackers t ON t.id = page.id AND t.workspace_id = ${workspaceId}
@@ -435,7 +461,14 @@ export function trackerQueries() {
       return rows;
     },
 
-    async countBreached(tx: Executor, workspaceId: string, now: Date) {
+    /** The kept count without a filter (migration 1070); with one, counted from the same index range the list reads. */
+    async countBreached(tx: Executor, workspaceId: string, now: Date, filter: BoardFilter = {}) {
+      if (filter.projectId !== undefined || filter.status !== undefined) {
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::float8 AS n FROM sla_trackers b
+          WHERE workspace_id = ${workspaceId} AND breach_at < ${now} ${breachedFilter(workspaceId, filter)}`.execute(tx);
+        return rows[0]?.n ?? 0;
+      }
       const { rows } = await sql<{ n: number }>`SELECT ${breachedAt(now)} AS n FROM sla_counts k WHERE k.workspace_id = ${workspaceId}`.execute(tx);
       // No row: a workspace deleted under the request (its lists are empty by then).
       return rows[0]?.n ?? 0;
@@ -444,18 +477,19 @@ export function trackerQueries() {
     /**
      * Trackers at risk at `now`, the soonest breach first: a running tracker whose unmet target has reached its
      * at-risk share and not its target. Two index range scans (one per target, from `now` on), merged; a tracker at
-     * risk on both targets comes once, by its response target (the sooner).
+     * risk on both targets comes once, by its response target (the sooner). A project is checked on each index entry.
      */
-    async listAtRisk(tx: Executor, workspaceId: string, now: Date, page: { offset: number; per_page: number }) {
+    async listAtRisk(tx: Executor, workspaceId: string, now: Date, page: { offset: number; per_page: number }, filter: BoardFilter = {}) {
       const upTo = page.offset + page.per_page;
+      const inProject = projectFilter(workspaceId, filter.projectId);
       const { rows } = await sql<TrackerViewRow>`
         SELECT ${viewSelect}
         FROM (
           SELECT id, key FROM (
-            (SELECT id, response_breach_at AS key FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${responseAtRisk(now)}
+            (SELECT id, response_breach_at AS key FROM sla_trackers b WHERE workspace_id = ${workspaceId} AND ${responseAtRisk(now)} ${inProject}
              ORDER BY response_breach_at, id LIMIT ${upTo})
             UNION ALL
-            (SELECT id, resolution_breach_at AS key FROM sla_trackers WHERE workspace_id = ${workspaceId} AND ${resolutionAtRisk(now)}
+            (SELECT id, resolution_breach_at AS key FROM sla_trackers b WHERE workspace_id = ${workspaceId} AND ${resolutionAtRisk(now)} ${inProject}
              ORDER BY resolution_breach_at, id LIMIT ${upTo})
           ) both_targets
           ORDER BY key, id OFFSET ${page.offset} LIMIT ${page.per_page}
@@ -466,7 +500,14 @@ export function trackerQueries() {
       return rows;
     },
 
-    async countAtRisk(tx: Executor, workspaceId: string, now: Date) {
+    async countAtRisk(tx: Executor, workspaceId: string, now: Date, filter: BoardFilter = {}) {
+      if (filter.projectId !== undefined) {
+        const inProject = projectFilter(workspaceId, filter.projectId);
+        const { rows } = await sql<{ n: number }>`
+          SELECT ((SELECT count(*) FROM sla_trackers b WHERE workspace_id = ${workspaceId} AND ${responseAtRisk(now)} ${inProject})
+            + (SELECT count(*) FROM sla_trackers b WHERE workspace_id = ${workspaceId} AND ${resolutionAtRisk(now)} ${inProject}))::float8 AS n`.execute(tx);
+        return rows[0]?.n ?? 0;
+      }
       const { rows } = await sql<{ n: number }>`SELECT ${atRiskAt(now)} AS n FROM sla_counts k WHERE k.workspace_id = ${workspaceId}`.execute(tx);
       return rows[0]?.n ?? 0;
     },

@@ -1,6 +1,7 @@
 /** SLA calendars (section 11.1): working hours and holidays in a time zone; the policies' clocks count only their time. */
 import { useState } from 'preact/hooks';
 import { type Answer, api, unwrap } from '../api.js';
+import { clockTime, count, date, weekday } from '../format.js';
 import { Link } from '../router.js';
 import { ActionForm } from '../components/action-form.js';
 import { EditableCards } from '../components/editable-cards.js';
@@ -21,9 +22,32 @@ function timeZones(): string[] {
   return zones;
 }
 
-function summary(c: Calendar): string {
-  const hours = c.working_hours.map((h) => `${h.day} ${h.start}–${h.end}`).join(', ');
-  return `${c.time_zone} · ${hours}${c.holidays.length ? ` · ${c.holidays.length} holiday${c.holidays.length > 1 ? 's' : ''}` : ''}`;
+const DAY_NAMES = DAYS.map((d, i) => [d, weekday(i)] as const);
+
+/** "Mon, Tue, Wed 9:00 AM–5:00 PM · Sat 10:00 AM–2:00 PM": the days of each distinct interval, in week order. */
+function hoursText(hours: Hours[]): string {
+  const byInterval = new Map<string, number[]>();
+  for (const h of [...hours].sort((a, b) => DAYS.indexOf(a.day) - DAYS.indexOf(b.day))) {
+    const key = `${clockTime(h.start)}–${clockTime(h.end)}`;
+    byInterval.set(key, [...(byInterval.get(key) ?? []), DAYS.indexOf(h.day)]);
+  }
+  return [...byInterval].map(([interval, days]) => `${days.map((d) => weekday(d, true)).join(', ')} ${interval}`).join(' · ') || 'No working hours';
+}
+
+function Summary({ c }: { c: Calendar }) {
+  return (
+    <>
+      <div class="muted">
+        {c.time_zone} · {hoursText(c.working_hours)}
+      </div>
+      {c.holidays.length ? (
+        <div class="muted">
+          {count(c.holidays.length)} {c.holidays.length === 1 ? 'holiday' : 'holidays'}:{' '}
+          {c.holidays.map((h) => `${h.name || 'Holiday'} (${date(h.date)}${h.recurring ? ', every year' : ''})`).join(', ')}
+        </div>
+      ) : null}
+    </>
+  );
 }
 
 /** The editor of one calendar; every field shows the API's messages for its path (`/working_hours/2/end` ...). */
@@ -85,7 +109,7 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
               <Field label={`Day (${i + 1})`} errors={at(`/working_hours/${i}/day`)}>
                 {(id, by) => (
                   <select id={id} value={h.day} aria-describedby={by} onChange={(e) => setHours(i, { day: e.currentTarget.value as Hours['day'] })}>
-                    <Options items={DAYS} />
+                    <Options items={DAY_NAMES} />
                   </select>
                 )}
               </Field>
@@ -132,7 +156,7 @@ function CalendarForm({ slug, calendar, onDone }: { slug: string; calendar?: Cal
             Add hours
           </button>
           <button type="button" class="secondary" onClick={() => set({ working_hours: WEEKDAYS })}>
-            Mon–Fri 09:00–17:00
+            {`${weekday(0, true)}–${weekday(4, true)} ${clockTime('09:00')}–${clockTime('17:00')}`}
           </button>
         </div>
       </fieldset>
@@ -210,7 +234,7 @@ export function Calendars({ slug }: { slug: string }) {
         {(c) => (
           <>
             <strong>{c.name}</strong>
-            <div class="muted">{summary(c)}</div>
+            <Summary c={c} />
             {c.description ? <div>{c.description}</div> : null}
           </>
         )}

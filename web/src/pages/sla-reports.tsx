@@ -1,11 +1,13 @@
-import { useState } from 'preact/hooks';
-import { type Answer, api, unwrap } from '../api.js';
-import { Field, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
-
 /**
  * SLA reports (contract 20.3): the weekly achievement of the last 12 weeks as a chart (met and breached as bars,
- * achievement as a line), the per-priority table of a date range, and that table as CSV.
+ * achievement as a line), the per-priority table of a date range, and that table as CSV. The chart is drawn at the
+ * width it is shown (one SVG unit a CSS pixel), so its labels stay 12 px at every width.
  */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Answer, api, unwrap } from '../api.js';
+import { count, duration, percent, shortDate } from '../format.js';
+import { Field, PageTitle, ProblemView, Show, useAction, useLoad } from '../ui.js';
+import './sla-reports.css';
 
 type Report = Exclude<Answer<'listSlaReports'>, string>;
 type Block = Report['totals']['response'];
@@ -32,62 +34,67 @@ function plusDays(date: string, days: number): string {
 }
 const mondayOf = (date: string) => plusDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7));
 
-/** Seconds as people read a duration: 45s, 12m, 3h 20m, 2d 4h. */
-export function duration(seconds: number | null): string {
-  if (seconds === null) return '—';
-  if (seconds < 60) return `${seconds}s`;
-  const m = Math.floor(seconds / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
-}
-
-const percent = (p: number | null) => (p === null ? '—' : `${p}%`);
-
 /** The JSON report (its 200 also has a text/csv form, which this call does not ask for). */
 const loadReport = (slug: string, query: { from: string; to: string; group_by: 'week' | 'priority' }) =>
   unwrap(api().GET('/api/workspaces/{slug}/sla-reports/', { params: { path: { slug }, query } })) as Promise<Report>;
 
+/** The width of an element's content box, followed as it changes (the chart's drawing width). */
+function useWidth(initial: number) {
+  const ref = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(initial);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.floor(entry!.contentRect.width)));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return { ref, width };
+}
+
+const LABEL_PX = 56;
+
 /** Met and breached per week as bars, the achievement as a line (right axis, 0-100 %), in plain SVG. */
 function WeeklyChart({ report, target }: { report: Report; target: Target }) {
+  const { ref, width: measured } = useWidth(640);
   const rows = report.rows;
-  const width = 640;
+  const width = Math.max(240, Math.min(measured, 768));
   const height = 240;
-  const left = 36;
-  const right = 40;
-  const top = 12;
-  const bottom = 40;
+  const left = 40;
+  const right = 48;
+  const top = 14;
+  const bottom = 26;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
   const max = Math.max(1, ...rows.map((r) => Math.max(r[target].met, r[target].breached)));
   const slot = plotW / Math.max(1, rows.length);
   const barW = Math.max(2, slot / 2 - 4);
+  const every = Math.max(1, Math.ceil(LABEL_PX / slot));
   const y = (n: number) => top + plotH - (n / max) * plotH;
   const yPct = (p: number) => top + plotH - (p / 100) * plotH;
   const points = rows
     .map((r, i) => (r[target].achievement_percent === null ? null : `${left + i * slot + slot / 2},${yPct(r[target].achievement_percent!)}`))
     .filter((p): p is string => p !== null);
+  const name = target === 'response' ? 'response' : 'resolution';
   const summary = rows
-    .map((r) => `${r.label}: ${r[target].met} met, ${r[target].breached} breached, achievement ${percent(r[target].achievement_percent)}`)
+    .map((r) => `${r.label}: ${count(r[target].met)} met, ${count(r[target].breached)} breached, achievement ${percent(r[target].achievement_percent)}`)
     .join('; ');
   return (
-    <figure class="chart sla-report-chart">
-      <figcaption>Weekly {target} achievement, last 12 weeks</figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Weekly ${target} achievement. ${summary}`}>
-        <line x1={left} x2={left + plotW} y1={top + plotH} y2={top + plotH} stroke="#9aa6b8" />
-        <text x={left - 4} y={top + 8} text-anchor="end" class="value">
-          {max}
+    <figure class="chart sla-report-chart" ref={ref}>
+      <figcaption>Weekly {name} achievement, last 12 weeks</figcaption>
+      <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Weekly ${name} achievement. ${summary}`}>
+        <line x1={left} x2={left + plotW} y1={top + plotH} y2={top + plotH} stroke="#5b6474" />
+        <text x={left - 6} y={top + 4} text-anchor="end" class="value">
+          {count(max)}
         </text>
-        <text x={left - 4} y={top + plotH} text-anchor="end" class="value">
+        <text x={left - 6} y={top + plotH} text-anchor="end" class="value">
           0
         </text>
-        <text x={left + plotW + 4} y={top + 8} class="value">
-          100%
+        <text x={left + plotW + 6} y={top + 4} class="value">
+          {percent(100)}
         </text>
-        <text x={left + plotW + 4} y={top + plotH} class="value">
-          0%
+        <text x={left + plotW + 6} y={top + plotH} class="value">
+          {percent(0)}
         </text>
         {rows.map((r, i) => {
           const x = left + i * slot + slot / 2;
@@ -95,14 +102,14 @@ function WeeklyChart({ report, target }: { report: Report; target: Target }) {
           return (
             <g key={r.key} data-week={r.key}>
               <rect x={x - barW - 1} y={y(b.met)} width={barW} height={top + plotH - y(b.met)} fill={MET} class="met">
-                <title>{`${r.label}: ${b.met} met`}</title>
+                <title>{`${r.label}: ${count(b.met)} met`}</title>
               </rect>
               <rect x={x + 1} y={y(b.breached)} width={barW} height={top + plotH - y(b.breached)} fill={BREACHED} class="breached">
-                <title>{`${r.label}: ${b.breached} breached`}</title>
+                <title>{`${r.label}: ${count(b.breached)} breached`}</title>
               </rect>
-              {i % 2 === 0 ? (
-                <text x={x} y={top + plotH + 14} text-anchor="middle" class="label">
-                  {r.key.slice(5)}
+              {i % every === 0 ? (
+                <text x={x} y={top + plotH + 18} text-anchor="middle" class="label">
+                  {shortDate(r.key)}
                 </text>
               ) : null}
             </g>
@@ -113,21 +120,18 @@ function WeeklyChart({ report, target }: { report: Report; target: Target }) {
           const [cx, cy] = p.split(',');
           return <circle key={p} cx={cx} cy={cy} r={3} fill={LINE} />;
         })}
-        <g transform={`translate(${left} ${height - 12})`}>
-          <rect width={10} height={10} fill={MET} />
-          <text x={14} y={9} class="value">
-            met
-          </text>
-          <rect x={60} width={10} height={10} fill={BREACHED} />
-          <text x={74} y={9} class="value">
-            breached
-          </text>
-          <line x1={150} x2={166} y1={5} y2={5} stroke={LINE} stroke-width={2} />
-          <text x={170} y={9} class="value">
-            achievement %
-          </text>
-        </g>
       </svg>
+      <ul class="legend" aria-hidden="true">
+        <li>
+          <span class="swatch" style={{ background: MET }} /> Met
+        </li>
+        <li>
+          <span class="swatch" style={{ background: BREACHED }} /> Breached
+        </li>
+        <li>
+          <span class="swatch line" style={{ background: LINE }} /> Achievement (right axis)
+        </li>
+      </ul>
     </figure>
   );
 }
@@ -135,8 +139,8 @@ function WeeklyChart({ report, target }: { report: Report; target: Target }) {
 function BlockCells({ block }: { block: Block }) {
   return (
     <>
-      <td>{block.met}</td>
-      <td>{block.breached}</td>
+      <td>{count(block.met)}</td>
+      <td>{count(block.breached)}</td>
       <td>{percent(block.achievement_percent)}</td>
       <td>{duration(block.median_seconds)}</td>
       <td>{duration(block.p90_seconds)}</td>
@@ -148,10 +152,10 @@ function PriorityTable({ report }: { report: Report }) {
   const head = (t: string) => (
     <>
       <th scope="col">{t} met</th>
-      <th scope="col">breached</th>
-      <th scope="col">achievement</th>
-      <th scope="col">median</th>
-      <th scope="col">p90</th>
+      <th scope="col">{t} breached</th>
+      <th scope="col">{t} achievement</th>
+      <th scope="col">{t} median time</th>
+      <th scope="col">{t} 90th percentile</th>
     </>
   );
   return (
