@@ -77,7 +77,8 @@ describe.skipIf(!hasChromium)('attachments in the console (issue page, comments,
   it('uploads a PNG through the file input with a progress bar, and draws its thumbnail', async () => {
     const { page } = h;
     await page.goto(h.app(issuePath()));
-    await page.getByRole('heading', { name: '#1 Checkout button overlaps the footer' }).waitFor();
+    await page.getByRole('heading', { name: 'Checkout button overlaps the footer', level: 1 }).waitFor();
+    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-1');
     await page.getByText('No files yet.').waitFor();
 
     // A big, incompressible image through a slow uplink: the progress bar shows and moves before the file is stored.
@@ -187,7 +188,7 @@ describe.skipIf(!hasChromium)('attachments in the console (issue page, comments,
     expect((await listed()).length).toBe(3); // not on the issue: it waits for the comment
     await box.fill('The footer links are hidden, see the screenshot.');
     await page.getByRole('button', { name: 'Add comment' }).click();
-    const comment = page.locator('.comments > li').filter({ hasText: 'The footer links are hidden' });
+    const comment = page.locator('ol.activity > li.is-comment').filter({ hasText: 'The footer links are hidden' });
     const attached = comment.getByRole('list', { name: 'Files of the comment' }).getByRole('listitem');
     await attached.waitFor();
     await expect.poll(() => thumbDrawn(attached)).toBeGreaterThan(0);

@@ -7,7 +7,8 @@
  * Uploads are plain `multipart/form-data` requests (files.ts), one per file, in parallel.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, getToken, unwrap, when } from '../../api.js';
+import { ApiError, api, getToken, unwrap } from '../../api.js';
+import { dateTime, percent } from '../../format.js';
 import { bytesText } from '../../bytes.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { ListOf } from '../../components/list-view.js';
@@ -118,8 +119,6 @@ export function useUploads(target: UploadTarget, onUploaded: (a: Attachment) => 
   return { items, status, start, dismiss: drop };
 }
 
-const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 });
-
 /** Why a file was not stored, in words: a full workspace (with its used and limit sizes), a file too large, else the API's detail. */
 function UploadProblem({ error, file, slug }: { error: unknown; file: File; slug: string }) {
   if (error instanceof ApiError && error.code === 'storage_limit_reached') {
@@ -172,7 +171,7 @@ export function UploadList({ uploads, slug, label }: { uploads: Uploads; slug: s
                   ) : (
                     <progress key="sending" max={Math.max(1, i.total)} value={i.sent} aria-label={`Uploading ${i.file.name}`} />
                   )}
-                  <span>{i.state === 'storing' ? 'Storing…' : percent.format(i.total ? i.sent / i.total : 0)}</span>
+                  <span>{i.state === 'storing' ? 'Storing…' : percent(i.total ? (i.sent / i.total) * 100 : 0, 0)}</span>
                   {i.state === 'sending' ? (
                     <button type="button" class="link" aria-label={`Cancel the upload of ${i.file.name}`} onClick={i.abort}>
                       Cancel
@@ -356,7 +355,7 @@ function AttachmentItem({ target, a, people, onDeleted }: { target: UploadTarget
         <span class="filename">{a.filename}</span>
         <small>
           {bytesText(a.size_bytes)} · {typeLabel(a)}
-          {a.image ? ` ${a.image.width}×${a.image.height}` : ''} · by {uploader} · <time dateTime={a.created_at}>{when(a.created_at)}</time>
+          {a.image ? ` ${a.image.width}×${a.image.height}` : ''} · by {uploader} · <time dateTime={a.created_at}>{dateTime(a.created_at)}</time>
         </small>
         <div class="attachment-actions">
           <button type="button" class="link" aria-label={`Download ${a.filename}`} disabled={save.busy} onClick={() => void save.run()}>

@@ -1,45 +1,58 @@
 /**
- * The comments of an issue, oldest first, each with its files, and a new one. Files dropped onto the comment box,
- * pasted into it (a screenshot) or picked wait beside it and are uploaded after the comment is posted, each with the
- * new comment's `comment_id` (the API attaches a file only to a stored comment, so the comment is created first).
- * Loaded with the files, as a chunk of its own (issue-files.tsx).
+ * Comments in the activity feed (activity.tsx): one comment (its author, when, its Markdown body, its files), and the
+ * box for a new one. Files dropped onto the box, pasted into it (a screenshot) or picked wait beside it and are
+ * uploaded after the comment is posted, each with the new comment's `comment_id` (the API attaches a file only to a
+ * stored comment, so the comment is created first). Loaded with the files, as a chunk of their own (issue-files.tsx).
  */
 import { useState } from 'preact/hooks';
-import { api, unwrap, when } from '../../api.js';
+import { type Answer, api, unwrap } from '../../api.js';
 import { bytesText } from '../../bytes.js';
 import { ActionForm } from '../../components/action-form.js';
-import { ListOf } from '../../components/list-view.js';
+import { Markdown } from '../../components/markdown.js';
+import { dateTimeLong, relative } from '../../format.js';
 import { Field, formValues, useAction, useLoad } from '../../ui.js';
 import { type CommentBatch, CommentFiles, CommentUploads, peopleOf } from './attachments.js';
 import { FilePicker, pastedFiles, useFileDrop } from './file-input.js';
 
+type Comment = Answer<'listComments'>[number];
+type Target = { slug: string; projectId: string; issueId: string };
 let batchSeq = 0;
 
-/**
- * `onAdded` runs after a comment is stored: a comment can answer the SLA's response target and adds to the history.
- * `filesVersion` changes when files of the issue change (the comments' files reload); `onFilesChanged` says a file of
- * a comment was stored or deleted (the Attachments section reloads).
- */
-export function Comments({
-  slug,
-  projectId,
-  issueId,
-  filesVersion,
-  onAdded,
-  onFilesChanged,
-}: {
-  slug: string;
-  projectId: string;
-  issueId: string;
-  filesVersion: number;
-  onAdded: () => void;
-  onFilesChanged: () => void;
-}) {
-  const path = { slug, projectId, issueId };
-  const comments = useLoad(
-    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/comments/', { params: { path } })),
-    [issueId, filesVersion],
+/** An instant relative to now ("3 hours ago"), the full date and time on hover. */
+export function When({ at }: { at: string }) {
+  return (
+    <time dateTime={at} title={dateTimeLong(at)}>
+      {relative(at)}
+    </time>
   );
+}
+
+/** One comment; `onFilesChanged` says a file of it was deleted. */
+export function CommentItem({ comment, author, target, onFilesChanged }: { comment: Comment; author: string; target: Target; onFilesChanged: () => void }) {
+  return (
+    <article class="comment" aria-label={`Comment by ${author}`}>
+      <p class="activity-line">
+        <span class="who">{author}</span> commented <When at={comment.created_at} />
+        {comment.edited_at ? (
+          <>
+            {' '}
+            · edited <When at={comment.edited_at} />
+          </>
+        ) : null}
+      </p>
+      <Markdown class="comment-body" text={comment.body} />
+      {comment.attachments.length ? <CommentFiles target={target} items={comment.attachments} onDeleted={onFilesChanged} /> : null}
+    </article>
+  );
+}
+
+/**
+ * The box for a new comment. `onAdded` runs after a comment is stored (it can answer the SLA's response target, and
+ * the feed shows it); `onFilesChanged` says its files were stored (the Attachments section reloads).
+ */
+export function CommentBox({ target, onAdded, onFilesChanged }: { target: Target; onAdded: () => Promise<void> | void; onFilesChanged: () => void }) {
+  const { slug } = target;
+  const path = target;
   const people = useLoad(() => peopleOf(slug), [slug]);
   const [pending, setPending] = useState<File[]>([]);
   const [batches, setBatches] = useState<CommentBatch[]>([]);
@@ -52,33 +65,16 @@ export function Comments({
     form.reset();
     const files = pending;
     setPending([]);
-    await comments.reload();
-    onAdded();
+    await onAdded();
     // Uploaded by CommentUploads (a progress bar each, under the box) while the next comment can be written.
     if (files.length) setBatches((b) => [...b, { key: ++batchSeq, commentId: comment.id, files }]);
   });
   const canUpload = people.data?.canUpload !== false;
   return (
     <>
-      <ListOf state={comments} empty="No comments yet.">
-        {(list) => (
-          <ol class="comments">
-            {list.map((c) => (
-              <li key={c.id}>
-                <p>{c.body}</p>
-                <small class="muted">
-                  {when(c.created_at)}
-                  {c.edited_at ? ` · edited ${when(c.edited_at)}` : ''}
-                </small>
-                {c.attachments.length ? <CommentFiles target={path} items={c.attachments} onDeleted={onFilesChanged} /> : null}
-              </li>
-            ))}
-          </ol>
-        )}
-      </ListOf>
       <div class={drop.over ? 'comment-box dropping' : 'comment-box'} {...drop.props}>
         <ActionForm action={addComment} submit="Add comment">
-          <Field label="Comment" hint={canUpload ? 'Drop or paste files here to attach them to the comment.' : undefined}>
+          <Field label="Comment" hint={`Markdown works.${canUpload ? ' Drop or paste files here to attach them to the comment.' : ''}`}>
             {(id, describedBy) => (
               <textarea
                 id={id}

@@ -1,3 +1,3 @@
-/** The issue page's files and comments, loaded as one chunk when an issue page opens (issue-files.tsx). */
+/** The issue page's files and its activity (comments carry files), loaded as one chunk when an issue page opens (issue-files.tsx). */
+export { Activity } from './activity.js';
 export { Attachments } from './attachments.js';
-export { Comments } from './comments.js';

@@ -4,14 +4,13 @@ import { type Answer, api, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
 import { SelectField } from '../../components/options.js';
 import { Link } from '../../router.js';
+import { issueKey, StateBadge, useProjectMeta } from '../../components/issue-bits.js';
 import { Badge, Empty, errorsAt, Field, formValues, ProblemView, Show, useAction, useLoad } from '../../ui.js';
 
 type Issue = Answer<'getIssue'>;
 type Listed = Answer<'listIssues'>['results'][number];
 /** How many issues a picker offers: the newest of the project (the list's largest page). */
 export const PICK_MAX = 100;
-
-export const issueKey = (identifier: string | undefined, i: { sequence_id: number }) => (identifier ? `${identifier}-${i.sequence_id}` : `#${i.sequence_id}`);
 
 /** The newest issues of a project, for a picker. */
 export function useProjectIssues(slug: string, projectId: string) {
@@ -48,15 +47,17 @@ export function ParentPicker({ slug, issue, identifier, onSaved }: { slug: strin
     );
     onSaved();
   });
-  const items = (candidates.data?.results ?? []).filter((i) => i.id !== issue.id).map((i) => [i.id, `${issueKey(identifier, i)} ${i.name}`] as const);
+  const items = (candidates.data?.results ?? [])
+    .filter((i) => i.id !== issue.id)
+    .map((i) => [i.id, `${issueKey(identifier, i.sequence_id)} ${i.name}`] as const);
   const p = parent.data;
-  if (p && !items.some(([id]) => id === p.id)) items.unshift([p.id, `${issueKey(identifier, p)} ${p.name}`]);
+  if (p && !items.some(([id]) => id === p.id)) items.unshift([p.id, `${issueKey(identifier, p.sequence_id)} ${p.name}`]);
   return (
     <>
       <p>
         {p ? (
           <>
-            Sub-issue of <Link to={`/w/${slug}/p/${projectId}/issues/${p.id}`}>{`${issueKey(identifier, p)} ${p.name}`}</Link>
+            Sub-issue of <Link to={`/w/${slug}/p/${projectId}/issues/${p.id}`}>{`${issueKey(identifier, p.sequence_id)} ${p.name}`}</Link>
           </>
         ) : (
           <span class="muted">No parent: a top-level issue.</span>
@@ -96,6 +97,7 @@ export function SubIssues({ slug, issue, identifier, onChanged }: { slug: string
   const projectId = issue.project_id;
   const { total, completed } = issue.sub_issues;
   const [added, setAdded] = useState(0);
+  const meta = useProjectMeta(slug, projectId);
   const children = useLoad(
     () =>
       unwrap(
@@ -126,8 +128,8 @@ export function SubIssues({ slug, issue, identifier, onChanged }: { slug: string
             <ul class="issue-links">
               {page.results.map((c: Listed) => (
                 <li key={c.id}>
-                  <Link to={`/w/${slug}/p/${projectId}/issues/${c.id}`}>{issueKey(identifier, c)}</Link> {c.name}{' '}
-                  <Badge tone={c.state_group === 'completed' ? 'ok' : 'info'}>{c.state_group}</Badge>
+                  <Link to={`/w/${slug}/p/${projectId}/issues/${c.id}`}>{issueKey(identifier, c.sequence_id)}</Link> {c.name}{' '}
+                  <StateBadge state={meta.data?.stateById.get(c.state_id)} group={c.state_group} />
                   {c.blocked ? (
                     <>
                       {' '}

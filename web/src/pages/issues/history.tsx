@@ -1,15 +1,17 @@
-/** The issue's history (section 11.3): what moved its SLA clocks, oldest first, in words. */
-import { useState } from 'preact/hooks';
-import { type Answer, api, unwrap, when } from '../../api.js';
+/**
+ * The issue's history (section 11.3) in words, for the activity feed (activity.tsx): what moved its SLA clocks, its
+ * plan, labels and parent; every page of it, and the names for the ids its entries carry.
+ */
+import { type Answer, api, unwrap } from '../../api.js';
+import { issueKey, loadMembers, loadProjectMeta, PriorityIcon } from '../../components/issue-bits.js';
 import { type Label, LabelChip } from '../../components/label-chips.js';
-import { minutesText } from '../../components/minutes.js';
+import { date, minutes } from '../../format.js';
 import { Link } from '../../router.js';
-import { Badge, Empty, Pager, Show, useLoad } from '../../ui.js';
-import { issueKey } from './hierarchy.js';
+import { Badge, useLoad } from '../../ui.js';
 
-type Entry = Answer<'getIssueHistory'>['results'][number];
+export type Entry = Answer<'getIssueHistory'>['results'][number];
 type StateRef = { state_id: string; group: string; pauses_sla: boolean };
-interface Names {
+export interface Names {
   users: Map<string, string>;
   states: Map<string, string>;
   policies: Map<string, string>;
@@ -18,14 +20,16 @@ interface Names {
   slug: string;
   projectId: string;
 }
-const PER_PAGE = 20;
+const PER_PAGE = 100;
+/** At most this many pages are read: the first (the creation) and the newest others. */
+const MAX_PAGES = 20;
 
 const isStateRef = (v: unknown): v is StateRef => typeof v === 'object' && v !== null && 'state_id' in v;
 
 function stateName(ref: StateRef, names: Names) {
   return (
     <>
-      <strong>{names.states.get(ref.state_id) ?? 'a deleted state'}</strong> <span class="muted">({ref.group})</span>
+      <strong>{names.states.get(ref.state_id) ?? 'a deleted state'}</strong>
     </>
   );
 }
@@ -47,7 +51,7 @@ function IssueRef({ id, names }: { id: string; names: Names }) {
   const i = issue.data;
   if (i === undefined) return <>…</>;
   if (!i) return <>a deleted issue</>;
-  return <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{`${issueKey(names.identifier, i)} ${i.name}`}</Link>;
+  return <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{`${issueKey(names.identifier, i.sequence_id)} ${i.name}`}</Link>;
 }
 
 /** "the label Bug" / "the labels Bug, Feature", as chips. */
@@ -80,7 +84,8 @@ function planText(from: unknown, to: unknown, keys: string[], show: (v: unknown)
   return (changed.length ? changed : keys).map((k) => `${PLAN_LABELS[k] ?? k} ${show(f[k] ?? null)} → ${show(t[k] ?? null)}`).join(', ');
 }
 
-function describe(e: Entry, names: Names) {
+/** What an entry did, in words (after the actor's name). */
+export function describe(e: Entry, names: Names) {
   switch (e.kind) {
     case 'created': {
       const to = e.to as (StateRef & { priority?: string }) | null;
@@ -89,7 +94,7 @@ function describe(e: Entry, names: Names) {
           created the issue{isStateRef(to) ? <> in {stateName(to, names)}</> : null}
           {to?.priority ? (
             <>
-              , priority <span class={`prio ${to.priority}`}>{to.priority}</span>
+              , priority <PriorityIcon priority={to.priority} withText />
             </>
           ) : null}
           {isStateRef(to) && to.pauses_sla ? (
@@ -126,7 +131,7 @@ function describe(e: Entry, names: Names) {
     case 'priority':
       return (
         <>
-          changed the priority from <span class={`prio ${String(e.from)}`}>{String(e.from)}</span> to <span class={`prio ${String(e.to)}`}>{String(e.to)}</span>
+          changed the priority from <PriorityIcon priority={String(e.from)} withText /> to <PriorityIcon priority={String(e.to)} withText />
         </>
       );
     case 'comment':
@@ -138,11 +143,9 @@ function describe(e: Entry, names: Names) {
         </>
       );
     case 'dates':
-      return <>changed the dates: {planText(e.from, e.to, ['start_date', 'target_date'], (v) => String(v ?? 'none'))}</>;
+      return <>changed the dates: {planText(e.from, e.to, ['start_date', 'target_date'], (v) => (v ? date(String(v)) : 'none'))}</>;
     case 'estimate':
-      return (
-        <>changed the estimate: {planText(e.from, e.to, ['estimate_minutes', 'remaining_minutes'], (v) => (v === null ? 'none' : minutesText(Number(v))))}</>
-      );
+      return <>changed the estimate: {planText(e.from, e.to, ['estimate_minutes', 'remaining_minutes'], (v) => (v === null ? 'none' : minutes(Number(v))))}</>;
     case 'labels': {
       const from = idArray(e.from);
       const to = idArray(e.to);
@@ -188,62 +191,39 @@ function describe(e: Entry, names: Names) {
   }
 }
 
-/** Paged (20 a page, oldest first); `version` changes when the page adds something (a comment), to reload. */
-export function IssueHistory({ slug, projectId, issueId, version }: { slug: string; projectId: string; issueId: string; version: number }) {
-  const [offset, setOffset] = useState(0);
-  // Names for the ids the entries carry; a list that cannot be read (a guest and members) leaves the ids unnamed.
-  const names = useLoad(async (): Promise<Names> => {
-    const c = api();
+/** Names for the ids the entries carry; a list that cannot be read (a guest and members) leaves the ids unnamed. */
+export function useHistoryNames(slug: string, projectId: string) {
+  return useLoad(async (): Promise<Names> => {
     const path = { slug, projectId };
-    const [members, states, policies, labels, project] = await Promise.all([
-      unwrap(c.GET('/api/workspaces/{slug}/members/', { params: { path: { slug } } })).catch(() => []),
-      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path } })).catch(() => []),
-      unwrap(c.GET('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } } })).catch(() => []),
-      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/labels/', { params: { path } })).catch(() => []),
-      unwrap(c.GET('/api/workspaces/{slug}/projects/{projectId}/', { params: { path } })).catch(() => null),
+    const [members, meta, policies, labels] = await Promise.all([
+      loadMembers(slug).catch(() => new Map<string, { display_name: string; email: string }>()),
+      loadProjectMeta(slug, projectId).catch(() => null),
+      unwrap(api().GET('/api/workspaces/{slug}/sla-policies/', { params: { path: { slug } } })).catch(() => []),
+      unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/labels/', { params: { path } })).catch(() => []),
     ]);
     return {
-      users: new Map(members.map((m) => [m.user_id, m.display_name || m.email])),
-      states: new Map(states.map((s) => [s.id, s.name])),
+      users: new Map([...members].map(([id, m]) => [id, m.display_name || m.email])),
+      states: new Map((meta?.states ?? []).map((s) => [s.id, s.name])),
       policies: new Map(policies.map((p) => [p.id, p.name])),
       labels: new Map(labels.map((l) => [l.id, l])),
-      identifier: project?.identifier,
+      identifier: meta?.project.identifier,
       slug,
       projectId,
     };
   }, [slug, projectId]);
-  const page = useLoad(
-    () =>
-      unwrap(
-        api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/', {
-          params: { path: { slug, projectId, issueId }, query: { offset, per_page: PER_PAGE } },
-        }),
-      ),
-    [issueId, offset, version],
-  );
-  const n = names.data ?? { users: new Map(), states: new Map(), policies: new Map(), labels: new Map(), identifier: undefined, slug, projectId };
-  return (
-    <Show state={page}>
-      {(p) =>
-        p.results.length ? (
-          <>
-            <ol class="history" start={p.offset + 1}>
-              {p.results.map((e) => (
-                <li key={e.id}>
-                  <span class="who">{e.actor_id ? (n.users.get(e.actor_id) ?? 'a former member') : 'The system'}</span> {describe(e, n)}
-                  <br />
-                  <small class="muted">
-                    <time dateTime={e.at}>{when(e.at)}</time>
-                  </small>
-                </li>
-              ))}
-            </ol>
-            <Pager offset={offset} perPage={PER_PAGE} shown={p.results.length} total={p.total} onPage={setOffset} label="History pages" />
-          </>
-        ) : (
-          <Empty>No history yet.</Empty>
-        )
-      }
-    </Show>
-  );
+}
+
+/** The issue's history, oldest first: the first page says how many follow; they load together. */
+export async function loadHistory(slug: string, projectId: string, issueId: string): Promise<Entry[]> {
+  const page = (offset: number) =>
+    unwrap(
+      api().GET('/api/workspaces/{slug}/projects/{projectId}/issues/{issueId}/history/', {
+        params: { path: { slug, projectId, issueId }, query: { offset, per_page: PER_PAGE } },
+      }),
+    );
+  const first = await page(0);
+  const pages = Math.ceil(first.total / PER_PAGE);
+  const from = Math.max(1, pages - (MAX_PAGES - 1));
+  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - from) }, (_, n) => page((from + n) * PER_PAGE)));
+  return [first, ...rest].flatMap((p) => p.results);
 }

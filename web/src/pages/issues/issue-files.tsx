@@ -1,7 +1,8 @@
 /**
- * The door to the issue page's files and comments (contract 25.7). Attachments (attachments.tsx, files.ts) and the
- * comments with their files (comments.tsx) are a chunk of their own (files-chunk.ts), loaded when an issue page opens:
- * the other pages' bundle stays as small as it was. Each section shows "Loading" for the moment the chunk takes.
+ * The door to the issue page's files and activity (contract 25.7, issue 41). Attachments (attachments.tsx, files.ts)
+ * and the activity feed with its comments and their files (activity.tsx, comments.tsx, history.tsx) are a chunk of
+ * their own (files-chunk.ts), loaded when an issue page opens: the other pages' bundle stays as small as it was. Each
+ * section shows "Loading" for the moment the chunk takes.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Loading, ProblemView } from '../../ui.js';
@@ -51,8 +52,14 @@ export function AttachmentsSection(props: Parameters<FilesChunk['Attachments']>[
   );
 }
 
-/** The comments of the issue page, each with its files, and the comment box. */
-export function CommentsSection(props: Parameters<FilesChunk['Comments']>[0]) {
+/** The activity feed of the issue page: comments (each with its files) and history, and the comment box. */
+export function ActivitySection(props: Parameters<FilesChunk['Activity']>[0]) {
   const { chunk, error } = useFiles();
-  return chunk ? <chunk.Comments {...props} /> : <Waiting error={error} />;
+  if (chunk) return <chunk.Activity {...props} />;
+  return (
+    <section aria-labelledby="activity-h" class="activity-section">
+      <h2 id="activity-h">Activity</h2>
+      <Waiting error={error} />
+    </section>
+  );
 }

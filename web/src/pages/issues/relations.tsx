@@ -4,8 +4,9 @@ import { type Answer, api, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
 import { SelectField } from '../../components/options.js';
 import { Link } from '../../router.js';
-import { Badge, Empty, errorsAt, ProblemView, Show, useAction, useLoad } from '../../ui.js';
-import { issueKey, PICK_MAX, useProjectIssues } from './hierarchy.js';
+import { issueKey, StateBadge, useProjectMeta } from '../../components/issue-bits.js';
+import { Empty, errorsAt, ProblemView, Show, useAction, useLoad } from '../../ui.js';
+import { PICK_MAX, useProjectIssues } from './hierarchy.js';
 
 type Relation = Answer<'listRelations'>[number];
 type RelationType = Relation['type'];
@@ -31,6 +32,7 @@ export function Relations({ slug, projectId, issueId, onChanged }: { slug: strin
   const projects = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/projects/', { params: { path: { slug } } })), [slug]);
   const [otherProject, setOtherProject] = useState(projectId);
   const issues = useProjectIssues(slug, otherProject);
+  const meta = useProjectMeta(slug, projectId);
   const identifier = projects.data?.find((p) => p.id === otherProject)?.identifier;
   const add = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form);
@@ -52,7 +54,7 @@ export function Relations({ slug, projectId, issueId, onChanged }: { slug: strin
     await list.reload();
     onChanged();
   });
-  const choices = (issues.data?.results ?? []).filter((i) => i.id !== issueId).map((i) => [i.id, `${issueKey(identifier, i)} ${i.name}`] as const);
+  const choices = (issues.data?.results ?? []).filter((i) => i.id !== issueId).map((i) => [i.id, `${issueKey(identifier, i.sequence_id)} ${i.name}`] as const);
   return (
     <>
       <Show state={list}>
@@ -61,12 +63,14 @@ export function Relations({ slug, projectId, issueId, onChanged }: { slug: strin
             <ul class="issue-links">
               {relations.map((r) => {
                 const text = `${RELATION_TEXT[r.type]} ${r.issue.key}`;
-                const done = r.issue.state.group === 'completed' || r.issue.state.group === 'cancelled';
                 return (
                   <li key={r.id}>
                     <span class="relation">{RELATION_TEXT[r.type]}</span>{' '}
                     <Link to={`/w/${slug}/p/${r.issue.project_id}/issues/${r.issue.id}`}>{r.issue.key}</Link> {r.issue.name}{' '}
-                    <Badge tone={done ? 'ok' : 'info'}>{r.issue.state.name}</Badge>{' '}
+                    <StateBadge
+                      state={meta.data?.stateById.get(r.issue.state.id) ?? { name: r.issue.state.name, color: '#8a94a6' }}
+                      group={r.issue.state.group}
+                    />{' '}
                     <button type="button" class="link danger" aria-label={`Remove relation: ${text}`} disabled={remove.busy} onClick={() => void remove.run(r)}>
                       Remove
                     </button>

@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../../api.js';
+import { count } from '../../format.js';
 import { ProblemView, useAction, useLoad } from '../../ui.js';
 
 export function Watch({ slug, projectId, issueId, watching }: { slug: string; projectId: string; issueId: string; watching?: boolean | undefined }) {
@@ -27,7 +28,7 @@ export function Watch({ slug, projectId, issueId, watching }: { slug: string; pr
       {watchers.data ? (
         <details class="watchers">
           <summary>
-            {list.length} {list.length === 1 ? 'watcher' : 'watchers'}
+            {count(list.length)} {list.length === 1 ? 'watcher' : 'watchers'}
           </summary>
           <ul>
             {names.map((n, i) => (

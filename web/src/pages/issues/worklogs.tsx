@@ -4,10 +4,11 @@
  * (402 `feature_not_in_plan`, shown as such); reading always works.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { type Answer, api, unwrap, when } from '../../api.js';
+import { type Answer, api, unwrap } from '../../api.js';
+import { dateTime, minutes } from '../../format.js';
 import { ActionForm } from '../../components/action-form.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
-import { minutesText, PlanNotice } from '../../components/minutes.js';
+import { PlanNotice } from '../../components/minutes.js';
 import { Empty, errorsAt, Field, formValues, Pager, ProblemView, Show, useAction, useLoad } from '../../ui.js';
 
 type Worklog = Answer<'listWorklogs'>['results'][number];
@@ -75,11 +76,11 @@ export function Timer({ slug, issueId, onStopped }: { slug: string; issueId: str
                   'No timer running.'
                 ) : t.issue_id === issueId ? (
                   <>
-                    <strong>Timer running</strong> since <time dateTime={t.started_at}>{when(t.started_at)}</time> ({minutesText(elapsed)} so far).
+                    <strong>Timer running</strong> since <time dateTime={t.started_at}>{dateTime(t.started_at)}</time> ({minutes(elapsed)} so far).
                   </>
                 ) : (
                   <>
-                    Your timer runs on another issue since <time dateTime={t.started_at}>{when(t.started_at)}</time>; starting here stops and logs it.
+                    Your timer runs on another issue since <time dateTime={t.started_at}>{dateTime(t.started_at)}</time>; starting here stops and logs it.
                   </>
                 )}
               </p>
@@ -214,18 +215,18 @@ export function Worklogs({
                         />
                       ) : (
                         <>
-                          <strong>{minutesText(w.duration_minutes)}</strong> · {me?.names.get(w.user_id) ?? 'a member'} ·{' '}
-                          <time dateTime={w.started_at}>{when(w.started_at)}</time>
+                          <strong>{minutes(w.duration_minutes)}</strong> · {me?.names.get(w.user_id) ?? 'a member'} ·{' '}
+                          <time dateTime={w.started_at}>{dateTime(w.started_at)}</time>
                           {w.note ? <p class="note">{w.note}</p> : null}
                           {mine ? (
                             <span class="actions">
-                              <button type="button" class="link" aria-label={`Edit worklog of ${when(w.started_at)}`} onClick={() => setEditing(w.id)}>
+                              <button type="button" class="link" aria-label={`Edit worklog of ${dateTime(w.started_at)}`} onClick={() => setEditing(w.id)}>
                                 Edit
                               </button>{' '}
                               <ConfirmButton
                                 class="link danger"
-                                label={`Delete worklog of ${when(w.started_at)}`}
-                                question={`Delete ${minutesText(w.duration_minutes)} logged ${when(w.started_at)}?`}
+                                label={`Delete worklog of ${dateTime(w.started_at)}`}
+                                question={`Delete ${minutes(w.duration_minutes)} logged ${dateTime(w.started_at)}?`}
                                 disabled={remove.busy}
                                 onConfirm={() => void remove.run(w.id)}
                               >
