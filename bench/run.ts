@@ -32,6 +32,7 @@ import { runDatabaseOps } from './database-ops.js';
 import { runSearchBench } from './search.js';
 import { runAttachmentsBench } from './attachments.js';
 import { runNotificationsBench } from './notifications.js';
+import { runConsoleBench } from './console.js';
 import { runMailBench } from './mail.js';
 import { renderMixedLoad, runMixedLoad } from './mixed-load.js';
 import pg from 'pg';
@@ -88,6 +89,9 @@ if (flag('help') || flag('h')) {
   --notifications         run only the notifications benchmark (bench/notifications.ts: PATCH with 20 watchers against
                           the commit before, in git worktrees; unread count and inbox of 100,000 notifications);
                           writes bench/results/notifications.md
+  --console               run only the console benchmark (bench/console.ts: the board of a 2,000-issue project in
+                          Chromium, cold loads to the last column rendered; PATCH state moves; PGlite); writes
+                          bench/results/console.md (not with --quick)
   --mail                  run only the mail benchmark (bench/mail.ts: 10,000 queued mails delivered to a local SMTP
                           server, each once, on PGlite, and on PostgreSQL with one and two instances when DATABASE_URL
                           is set); writes bench/results/mail.md
@@ -944,6 +948,13 @@ async function main() {
     // Database operations alone (contract 27): a scratch database, clusters of its own, PgBouncer; its own file.
     const md = await runDatabaseOps({ databaseUrl: url, quick });
     if (!quick) writeFileSync(join(RESULTS, 'database-ops.md'), `${md.trimEnd()}\n`);
+    console.log(md);
+    return;
+  }
+  if (flag('console')) {
+    // The console's board alone (issue 41): PGlite, the built console in Chromium; its own file.
+    const md = await runConsoleBench({ quick });
+    if (!quick) writeFileSync(join(RESULTS, 'console.md'), `${md.trimEnd()}\n`);
     console.log(md);
     return;
   }

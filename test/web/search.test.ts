@@ -109,7 +109,8 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
 
     const lastName = lastText.includes('WEB-2') ? 'Deployment pipeline fails on main' : 'Document the deployment checklist';
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: new RegExp(`^#\\d+ ${lastName}$`), level: 1 }).waitFor();
+    await page.getByRole('heading', { name: new RegExp(`^${lastName}$`), level: 1 }).waitFor();
+    expect(await page.locator('.issue-meta .issue-key').textContent()).toMatch(/^WEB-\d+$/);
     expect(page.url()).toContain(`/p/${web}/issues/${lastName.startsWith('Deployment') ? ids.deploy : ids['deploy-docs']}`);
     expect(await box().inputValue()).toBe('');
   });
@@ -125,7 +126,8 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
     await page.keyboard.press('ArrowDown'); // opens it again
     expect(await box().getAttribute('aria-expanded')).toBe('true');
     await options().first().click();
-    await page.getByRole('heading', { name: '#3 Printer jam on the third floor', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Printer jam on the third floor', level: 1 }).waitFor();
+    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-3');
 
     await page.keyboard.press('/');
     await page.keyboard.type('deplyoment');
@@ -168,6 +170,7 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
     await page.getByRole('link', { name: 'Ödeme sayfası İSTANBUL şubesinde açılmıyor' }).waitFor();
     expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('ödeme');
     expect(await names()).toHaveLength(1);
+    await expectAccessible(page, 'list filtered by words');
 
     const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/views/'));
     await page.getByRole('button', { name: 'Save as view' }).click();
@@ -211,6 +214,7 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
     await title.fill('Deployment pipeline fails on staging too');
     await similar.waitFor();
     await page.getByRole('button', { name: 'Create issue' }).click();
-    await page.getByRole('heading', { name: '#6 Deployment pipeline fails on staging too', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Deployment pipeline fails on staging too', level: 1 }).waitFor();
+    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-6');
   });
 });

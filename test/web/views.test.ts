@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { hasChromium, type Harness, startHarness, tabTo } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness, tabTo } from './harness.js';
 
 describe.skipIf(!hasChromium)('the filter bar, saved views and "My issues" in Chromium', () => {
   let h: Harness;
@@ -74,6 +74,7 @@ describe.skipIf(!hasChromium)('the filter bar, saved views and "My issues" in Ch
     expect(url.searchParams.getAll('assignee_id')).toEqual(['me']);
     expect(url.searchParams.getAll('state_id')).toHaveLength(2);
     await h.shot('list-filtered');
+    await expectAccessible(page, 'filtered list');
 
     // A shareable link: a reload (or opening the same URL) restores the filters and the list.
     await page.reload();
@@ -141,6 +142,7 @@ describe.skipIf(!hasChromium)('the filter bar, saved views and "My issues" in Ch
     expect(facts).toContain('everyone in the workspace');
     expect(await page.getByRole('link', { name: 'SD-2' }).getAttribute('href')).toContain(`/p/${sd}/issues/`);
     await h.shot('view-page');
+    await expectAccessible(page, 'view page');
 
     // The owner renames it; the sidebar follows.
     await page.getByLabel('View name').fill('SD: my open issues');
@@ -157,11 +159,19 @@ describe.skipIf(!hasChromium)('the filter bar, saved views and "My issues" in Ch
     await page.getByRole('link', { name: 'Disk full' }).waitFor();
     expect(await names()).toEqual(['Disk full', 'VPN drops', 'Printer jam']);
     expect(await page.locator('main tbody tr td:nth-child(1)').allTextContents()).toEqual(['OPS-1', 'SD-2', 'SD-1']);
+    // Each row names its project and shows the state by name, the assignee's initials.
+    expect(await page.locator('main tbody tr td:nth-child(3)').allTextContents()).toEqual(['Operations', 'Service desk', 'Service desk']);
+    expect(await page.locator('main tbody tr td:nth-child(4)').allTextContents()).toEqual(['In Progress', 'In Progress', 'Todo']);
+    expect(await page.locator('main tbody tr .avatar').allTextContents()).toEqual(['A', 'A', 'A']);
     await h.shot('my-issues');
+    await expectAccessible(page, 'my issues');
     await page.getByRole('link', { name: 'OPS-1' }).click();
     await page.getByRole('heading', { name: /Disk full/ }).waitFor();
     expect(page.url()).toContain(`/p/${ops}/issues/`);
-    await h.checkPhone('my-issues', `/w/${h.slug}/my-issues`, (p) => p.getByRole('link', { name: 'OPS-1' }).waitFor());
+    await h.checkPhone('my-issues', `/w/${h.slug}/my-issues`, async (p) => {
+      await p.getByRole('link', { name: 'OPS-1' }).waitFor();
+      await expectAccessible(p, 'my issues on a phone');
+    });
     await h.checkPhone('list-filters', `${listPath()}?assignee_id=me&priority=none`, (p) => p.getByRole('link', { name: 'Printer jam' }).waitFor());
   });
 

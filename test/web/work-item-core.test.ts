@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { hasChromium, type Harness, startHarness } from './harness.js';
+import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
 describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in Chromium', () => {
   let h: Harness;
@@ -92,7 +92,7 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
       expect((await patched).status()).toBe(200);
     }
     await picker.getByText('Labels saved.').waitFor();
-    const chips = page.locator('.meta + .chips');
+    const chips = page.locator('.issue-main .chips');
     await expect.poll(() => chips.locator('li').allTextContents()).toEqual(['Bug', 'Feature']);
     expect((await issue('Login page')).label_ids).toEqual([labels.Bug, labels.Feature].sort());
 
@@ -104,8 +104,8 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
     await expect.poll(async () => (await issue('Login page')).label_ids.length).toBe(2);
     // The history says it in words, with the chips.
     await page.reload();
-    await page.locator('ol.history li', { hasText: 'removed the label Feature' }).waitFor();
-    expect((await page.locator('ol.history li').nth(1).textContent())!.replace(/\s+/g, ' ')).toContain('Ada added the label Bug');
+    await page.locator('ol.activity li', { hasText: 'removed the label Feature' }).waitFor();
+    expect((await page.locator('ol.activity li').nth(1).textContent())!.replace(/\s+/g, ' ')).toContain('Ada added the label Bug');
     await call('patch', `/projects/${projectId}/issues/${issues['Profile page']}/`, { label_ids: [labels.Documentation] });
 
     await page.goto(h.app(listPath()));
@@ -183,7 +183,7 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
     expect((await patched).status()).toBe(200);
     await page.getByRole('region', { name: 'Parent' }).getByRole('link', { name: 'WEB-1 Login page' }).waitFor();
     expect((await issue('Reset password')).parent_id).toBe(issues['Login page']);
-    await page.locator('ol.history li', { hasText: 'made it a sub-issue of WEB-1 Login page' }).waitFor();
+    await page.locator('ol.activity li', { hasText: 'made it a sub-issue of WEB-1 Login page' }).waitFor();
     expect((await issue('Login page')).sub_issues).toEqual({ total: 3, completed: 1 });
 
     // A cycle is refused, as the API says it.
@@ -198,14 +198,14 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
     await page.goto(h.app(issuePath('Login page')));
     const panel = page.getByRole('region', { name: 'Relations' });
     await panel.getByText('No relations.').waitFor();
-    expect(await page.locator('.meta .badge', { hasText: 'Blocked' }).count()).toBe(0);
+    expect(await page.locator('.issue-meta .badge', { hasText: 'Blocked' }).count()).toBe(0);
     await panel.getByLabel('Relation', { exact: true }).selectOption('blocked_by');
     await panel.getByLabel('Related issue').selectOption({ label: 'WEB-3 Reset password' });
     await panel.getByRole('button', { name: 'Add relation' }).click();
     const entry = panel.locator('li', { hasText: 'blocked by WEB-3' });
     await entry.waitFor();
     expect((await entry.textContent())!.replace(/\s+/g, ' ')).toContain('blocked by WEB-3 Reset password Backlog');
-    await page.locator('.meta .badge', { hasText: 'Blocked' }).waitFor();
+    await page.locator('.issue-meta .badge', { hasText: 'Blocked' }).waitFor();
 
     await panel.getByLabel('Relation', { exact: true }).selectOption('relates_to');
     await panel.getByLabel('Related issue').selectOption({ label: 'WEB-5 Settings page' });
@@ -256,6 +256,7 @@ describe.skipIf(!hasChromium)('labels, sub-issues, relations and bulk edits in C
     await bar.getByLabel('Set state').selectOption({ label: 'In Progress' });
     await bar.getByLabel('Add label').selectOption({ label: 'Documentation' });
     await h.shot('list-bulk-bar');
+    await expectAccessible(page, 'list with the bulk bar');
     const bulk = saved(page, 'POST', '/issues/bulk/');
     await bar.getByRole('button', { name: 'Apply to 4 issues' }).click();
     expect((await bulk).status()).toBe(200);

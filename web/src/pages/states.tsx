@@ -3,6 +3,7 @@ import { type Answer, api, STATE_GROUPS, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { EditableCards } from '../components/editable-cards.js';
 import { SelectField } from '../components/options.js';
+import { codeName } from '../format.js';
 import { Badge, errorsAt, Field, formValues, PageTitle, ProblemView, useAction, useLoad } from '../ui.js';
 
 type State = Answer<'listStates'>[number];
@@ -28,7 +29,13 @@ function StateForm({ slug, projectId, state, onDone }: { slug: string; projectId
       <Field label="State name" errors={at('/name')}>
         {(id, by) => <input id={id} name="name" required defaultValue={state?.name ?? ''} aria-describedby={by} />}
       </Field>
-      <SelectField label="Group" name="group" items={STATE_GROUPS} selected={state?.group ?? 'started'} errors={at('/group')} />
+      <SelectField
+        label="Group"
+        name="group"
+        items={STATE_GROUPS.map((g) => [g, codeName(g)] as const)}
+        selected={state?.group ?? 'started'}
+        errors={at('/group')}
+      />
       <Field label="Colour" errors={at('/color')}>
         {(id, by) => <input id={id} name="color" type="color" defaultValue={(state?.color ?? '#6B7280').toLowerCase()} aria-describedby={by} />}
       </Field>
@@ -62,8 +69,9 @@ export function States({ slug, projectId }: { slug: string; projectId: string })
       >
         {(s) => (
           <>
-            <span class="swatch" style={{ background: s.color }} aria-hidden="true" /> <strong>{s.name}</strong> <span class="muted">{s.group}</span>{' '}
-            {s.pauses_sla ? <Badge tone="warn">pauses SLA</Badge> : null} {s.is_default ? <Badge tone="info">default</Badge> : null}
+            <span class="swatch" style={{ background: s.color }} aria-hidden="true" /> <strong>{s.name}</strong>{' '}
+            <span class="muted">Group: {codeName(s.group)}</span> {s.pauses_sla ? <Badge tone="warn">pauses SLA</Badge> : null}{' '}
+            {s.is_default ? <Badge tone="info">Default</Badge> : null}
           </>
         )}
       </EditableCards>

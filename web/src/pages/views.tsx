@@ -1,16 +1,20 @@
 /**
  * Workspace-wide issue lists (contract 23.2, 23.3): "My issues", the saved views in the sidebar and a view's page (it
- * runs the view, says its filters in words, and lets whoever may rename, share or delete it).
+ * runs the view, says its filters in words, and lets whoever may rename, share or delete it). Their rows are the issue
+ * list's (issue-rows.tsx), each naming its project.
  */
 import { useEffect } from 'preact/hooks';
 import { type Answer, api, unwrap } from '../api.js';
 import { ActionForm } from '../components/action-form.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { byId, DataTable } from '../components/data-table.js';
 import { Facts } from '../components/facts.js';
+import type { State } from '../components/issue-bits.js';
+import type { Label } from '../components/label-chips.js';
+import { codeName, dateTime } from '../format.js';
 import { Link, navigate } from '../router.js';
 import { Empty, errorsAt, type Loaded, Field, formValues, PageTitle, Pager, ProblemView, Show, useAction, useLoad } from '../ui.js';
 import { VIEWS_CHANGED } from './issues/filter-bar.js';
+import { IssueRows, ShortcutHint } from './issues/issue-rows.js';
 
 type Issue = Answer<'listWorkspaceIssues'>['results'][number];
 type View = Answer<'getView'>;
@@ -44,7 +48,15 @@ function useWorkspace(slug: string) {
     for (const m of members) names.set(m.user_id, m.display_name);
     for (const p of projects) names.set(p.id, p.name);
     for (const [states, labels] of parts) for (const x of [...states, ...labels]) names.set(x.id, x.name);
-    return { role: ws.role, me, names, projects: new Map(projects.map((p) => [p.id, p])) };
+    return {
+      role: ws.role,
+      me,
+      names,
+      projects: new Map(projects.map((p) => [p.id, p])),
+      members: new Map(members.map((m) => [m.user_id, m])),
+      stateById: new Map(parts.flatMap(([states]) => states.map((st): [string, State] => [st.id, st]))),
+      labels: parts.flatMap(([, labels]): Label[] => labels),
+    };
   }, [slug]);
 }
 type Workspace = NonNullable<ReturnType<typeof useWorkspace>['data']>;
@@ -76,37 +88,27 @@ export function filterWords(filters: Record<string, string[]>, names: Map<string
           k === 'q'
             ? `“${x}”`
             : k === 'priority' || k === 'state_group'
-              ? x
+              ? codeName(x)
               : k.endsWith('_from') || k.endsWith('_to')
-                ? new Date(x).toLocaleString()
+                ? dateTime(x)
                 : (names.get(x) ?? 'a deleted item'),
         )
         .join(' or '),
     ]);
 }
 
-/** Issues of any project: the key (`SD-12`) links to the issue. */
+/** Issues of any project, each naming its project; the key (`SD-12`) and the title link to the issue. */
 function IssueTable({ slug, rows, ws }: { slug: string; rows: Issue[]; ws: Workspace }) {
   return (
-    <DataTable
-      label="Issues of the view"
-      rows={rows}
-      rowKey={byId}
-      columns={[
-        {
-          header: 'Key',
-          cell: (i) => (
-            <Link to={`/w/${slug}/p/${i.project_id}/issues/${i.id}`}>
-              {ws.projects.get(i.project_id)?.identifier ?? '?'}-{i.sequence_id}
-            </Link>
-          ),
-        },
-        { header: 'Name', cell: (i) => <Link to={`/w/${slug}/p/${i.project_id}/issues/${i.id}`}>{i.name}</Link> },
-        { header: 'Project', cell: (i) => ws.projects.get(i.project_id)?.name ?? '—' },
-        { header: 'State', cell: (i) => ws.names.get(i.state_id) ?? i.state_group },
-        { header: 'Priority', cell: (i) => <span class={`prio ${i.priority}`}>{i.priority}</span> },
-      ]}
-    />
+    <>
+      <ShortcutHint create={false} />
+      <IssueRows
+        label="Issues of the view"
+        rows={rows}
+        withProject
+        names={{ slug, project: (id) => ws.projects.get(id), stateById: ws.stateById, members: ws.members, labels: ws.labels }}
+      />
+    </>
   );
 }
 

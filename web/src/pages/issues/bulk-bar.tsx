@@ -5,6 +5,7 @@ import { ConfirmButton } from '../../components/confirm-button.js';
 import type { Label } from '../../components/label-chips.js';
 import { SelectField } from '../../components/options.js';
 import { ProblemView, useAction } from '../../ui.js';
+import { PRIORITY_ITEMS } from './filter-bar.js';
 
 type State = Answer<'listStates'>[number];
 type Priority = (typeof PRIORITIES)[number];
@@ -76,7 +77,7 @@ export function BulkBar({
           value={set.state_id}
           onChange={(v) => setSet({ ...set, state_id: v })}
         />
-        <SelectField label="Set priority" all="Keep" items={PRIORITIES} value={set.priority} onChange={(v) => setSet({ ...set, priority: v })} />
+        <SelectField label="Set priority" all="Keep" items={PRIORITY_ITEMS} value={set.priority} onChange={(v) => setSet({ ...set, priority: v })} />
         <SelectField label="Add label" all="None" items={labelItems} value={set.add} onChange={(v) => setSet({ ...set, add: v })} />
         <SelectField label="Remove label" all="None" items={labelItems} value={set.remove} onChange={(v) => setSet({ ...set, remove: v })} />
         <div class="bulk-buttons">

@@ -1,14 +1,17 @@
 /**
- * The issue list's filter bar (contract 23.2, 23.5): words (`q`, the search's syntax), assignee, state, priority and
- * label, several values each, kept in the URL (`?q=vpn&state_id=a&state_id=b`, a shareable link); "Clear" and "Save as
- * view" (23.3) beside them.
+ * The issue list's filter bar (contract 23.2, 23.5): words (`q`, the search's syntax), assignee, state (by name),
+ * priority and label, several values each, kept in the URL (`?q=vpn&state_id=a&state_id=b`, a shareable link); "Clear"
+ * and "Save as view" (23.3) beside them; and the quick filters ("Assigned to me", "Open", "Urgent and high", "Due this
+ * week") that set the same keys, shared with the board.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, PRIORITIES, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
+import { useMembers } from '../../components/issue-bits.js';
+import { codeName, today } from '../../format.js';
 import { Link } from '../../router.js';
-import { errorsAt, Field, formValues, useAction, useLoad } from '../../ui.js';
+import { errorsAt, Field, formValues, useAction } from '../../ui.js';
 
 export type Filters = Record<string, string[]>;
 /** The list's filters a URL may carry; the bar shows the first five, the rest are kept (and saved) as they are. */
@@ -25,7 +28,13 @@ export const FILTER_KEYS = [
   'created_to',
   'updated_from',
   'updated_to',
+  'target_date_from',
+  'target_date_to',
 ];
+/** Filters a saved view does not keep (the due-date range of "Due this week"): left out when one is saved. */
+const NOT_IN_VIEWS = ['target_date_from', 'target_date_to'];
+/** The priorities by name, urgent first. */
+export const PRIORITY_ITEMS = PRIORITIES.map((p) => [p, codeName(p)] as const);
 /** How long the words field waits after the last key before the list (and the URL) follows. */
 const TEXT_DEBOUNCE_MS = 300;
 /** Saved views and the sidebar listen to this to list views anew. */
@@ -41,6 +50,60 @@ export function readFilters(query: URLSearchParams): Filters {
 }
 
 type Item = readonly [string, string];
+
+/** `YYYY-MM-DD` plus `days` (calendar arithmetic, no zone). */
+function addDays(day: string, days: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Monday and Sunday of the current week in the user's zone. */
+function thisWeek(): [string, string] {
+  const day = today();
+  const monday = addDays(day, -((new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7));
+  return [monday, addDays(monday, 6)];
+}
+
+interface Quick {
+  label: string;
+  filters: Filters;
+}
+
+/** The quick filters: each sets some of the list's keys (the states of "Open" by id, so the bar shows their names). */
+export function quickFilters(states: readonly { id: string; group: string }[], only?: readonly string[]): Quick[] {
+  const [monday, sunday] = thisWeek();
+  const all: Quick[] = [
+    { label: 'Assigned to me', filters: { assignee_id: ['me'] } },
+    { label: 'Open', filters: { state_id: states.filter((s) => s.group !== 'completed' && s.group !== 'cancelled').map((s) => s.id) } },
+    { label: 'Urgent and high', filters: { priority: ['urgent', 'high'] } },
+    { label: 'Due this week', filters: { target_date_from: [monday], target_date_to: [sunday] } },
+  ];
+  return all.filter((q) => !only || only.includes(q.label));
+}
+
+const same = (a: readonly string[] = [], b: readonly string[] = []) => a.length === b.length && a.every((v) => b.includes(v));
+
+/** Toggle buttons above a list or the board: pressed while the URL holds exactly the quick filter's values. */
+export function QuickFilters({ quick, filters, onChange }: { quick: Quick[]; filters: Filters; onChange: (next: Filters) => void }) {
+  return (
+    <div class="quick-filters" role="group" aria-label="Quick filters">
+      {quick.map((q) => {
+        const on = Object.entries(q.filters).every(([k, v]) => v.length > 0 && same(filters[k], v));
+        return (
+          <button
+            key={q.label}
+            type="button"
+            aria-pressed={on}
+            onClick={() => onChange({ ...filters, ...Object.fromEntries(Object.entries(q.filters).map(([k, v]) => [k, on ? [] : v])) })}
+          >
+            {q.label}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
 
 /**
  * A labelled multiple select whose first option, "All", stands for no filter. Ctrl/⌘-click or Shift+arrows pick
@@ -140,19 +203,21 @@ export function FilterBar({
   /** Sort and page size, in the same row. */
   children: ComponentChildren;
 }) {
-  const members = useLoad(() => unwrap(api().GET('/api/workspaces/{slug}/members/', { params: { path: { slug } } })), [slug]);
+  const members = useMembers(slug);
   const [saving, setSaving] = useState(false);
   const nameInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (saving) nameInput.current?.focus();
   }, [saving]);
   const [saved, setSaved] = useState<{ id: string; name: string } | null>(null);
+  const kept = Object.fromEntries(Object.entries(filters).filter(([k]) => !NOT_IN_VIEWS.includes(k)));
+  const dropped = Object.keys(filters).some((k) => NOT_IN_VIEWS.includes(k));
   const save = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const view = await unwrap(
       api().POST('/api/workspaces/{slug}/views/', {
         params: { path: { slug } },
-        body: { name: v.name ?? '', project_id: projectId, shared: v.shared === 'on', filters, order_by: orderBy },
+        body: { name: v.name ?? '', project_id: projectId, shared: v.shared === 'on', filters: kept, order_by: orderBy },
       }),
     );
     setSaving(false);
@@ -164,7 +229,7 @@ export function FilterBar({
     onChange({ ...filters, [key]: values });
   };
   const any = Object.keys(filters).length > 0;
-  const people: Item[] = [['me', 'Me'], ['none', 'No assignee'], ...(members.data ?? []).map((m): Item => [m.user_id, m.display_name])];
+  const people: Item[] = [['me', 'Me'], ['none', 'No assignee'], ...[...(members.data?.values() ?? [])].map((m): Item => [m.user_id, m.display_name])];
   return (
     <>
       <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
@@ -177,7 +242,7 @@ export function FilterBar({
         />
         <MultiSelect label="Assignee" items={people} values={filters.assignee_id ?? []} onChange={set('assignee_id')} />
         <MultiSelect label="State" items={states.map((s): Item => [s.id, s.name])} values={filters.state_id ?? []} onChange={set('state_id')} />
-        <MultiSelect label="Priority" items={PRIORITIES.map((p): Item => [p, p])} values={filters.priority ?? []} onChange={set('priority')} />
+        <MultiSelect label="Priority" items={PRIORITY_ITEMS} values={filters.priority ?? []} onChange={set('priority')} />
         <MultiSelect label="Label" items={labels.map((l): Item => [l.id, l.name])} values={filters.label_id ?? []} onChange={set('label_id')} />
         {children}
         <div class="filter-actions">
@@ -198,6 +263,7 @@ export function FilterBar({
           <label class="check">
             <input type="checkbox" name="shared" /> Shared with the workspace
           </label>
+          {dropped ? <p class="muted">The due-date range is not kept in a view.</p> : null}
         </ActionForm>
       ) : null}
       {saved ? (

@@ -1,20 +1,29 @@
 /**
- * The issues of a project: filters (the filter bar: words and several values each, savable as a view), sort and page
- * size in the URL (with words, by relevance unless a sort is chosen), custom values as columns, label chips; rows can
- * be selected (a checkbox each, shift-click for a range, one for the page) and changed together from the bulk bar.
+ * The issues of a project: quick filters and the filter bar (words and several values each, savable as a view), sort
+ * and page size in the URL (with words, by relevance unless a sort is chosen), the shared issue rows (key, state by
+ * name, priority, assignees, due date, labels) with custom values as columns and j/k/Enter/c; rows can be selected (a
+ * checkbox each, shift-click for a range, one for the page) and changed together from the bulk bar.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Answer, api, unwrap } from '../../api.js';
-import { byId, type Column, DataTable } from '../../components/data-table.js';
-import { LabelChips, useLabels } from '../../components/label-chips.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, unwrap } from '../../api.js';
+import { useMembers, useProjectMeta } from '../../components/issue-bits.js';
+import { useLabels } from '../../components/label-chips.js';
 import { SelectField } from '../../components/options.js';
-import { FILTER_KEYS, FilterBar, type Filters, readFilters } from './filter-bar.js';
+import { date } from '../../format.js';
+import { FILTER_KEYS, FilterBar, type Filters, QuickFilters, quickFilters, readFilters } from './filter-bar.js';
+import { IssueRows, ShortcutHint, useKey } from './issue-rows.js';
 import { Link, navigate } from '../../router.js';
-import { Badge, Empty, PageTitle, Pager, Show, useLoad } from '../../ui.js';
+import { Empty, PageTitle, Pager, Show, useLoad } from '../../ui.js';
 import { BulkBar } from './bulk-bar.js';
 
 type Value = unknown;
-type Issue = Answer<'listIssues'>['results'][number];
+/** Filters the API takes once (a date), not as a list. */
+const SINGLE = ['target_date_from', 'target_date_to'];
+
+/** The list's filters as the API's query: lists, except the single-valued ones. */
+export function filterQuery(filters: Filters): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(filters).map(([k, v]) => [k, SINGLE.includes(k) ? v[0]! : v]));
+}
 const PER_PAGES = [20, 50, 100];
 /** `order_by` keys of the issue list (section 14); `custom.<propertyId>` adds one per property. Default `-sequence_id`. */
 const CORE_SORTS: [string, string][] = [
@@ -23,6 +32,7 @@ const CORE_SORTS: [string, string][] = [
   ['updated_at', 'Updated'],
   ['priority', 'Priority (urgent first)'],
   ['name', 'Name'],
+  ['target_date', 'Due date'],
 ];
 const DEFAULT_ORDER = '-sequence_id';
 /** With words (`q`) the list is ordered by relevance unless a sort is chosen (contract 23.2). */
@@ -32,7 +42,8 @@ const defaultOrder = (q: string | null) => (q ? RELEVANCE : DEFAULT_ORDER);
 function showValue(v: Value): string {
   if (v === null || v === undefined) return '—';
   if (Array.isArray(v)) return v.join(', ');
-  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return date(v);
   return String(v);
 }
 
@@ -66,7 +77,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
   };
   const setFilters = (next: Filters, replace?: boolean) => setQuery({ ...Object.fromEntries(FILTER_KEYS.map((k) => [k, next[k] ?? []])), offset: 0 }, replace);
   const page = useLoad(async () => {
-    const others = Object.fromEntries(Object.entries(filters).filter(([k]) => k !== 'q'));
+    const others = filterQuery(Object.fromEntries(Object.entries(filters).filter(([k]) => k !== 'q')));
     const client = api();
     const path = { slug, projectId };
     const [issues, defs] = await Promise.all([
@@ -97,11 +108,13 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
     return { issues, values, properties };
   }, [slug, projectId, filterKey, offset, perPage, orderBy]);
   const labels = useLabels(slug, projectId);
-  const states = useLoad(
-    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
-    [slug, projectId],
+  const meta = useProjectMeta(slug, projectId);
+  const members = useMembers(slug);
+  const states = meta.data?.states ?? [];
+  useKey(
+    'c',
+    useCallback(() => navigate(`/w/${slug}/p/${projectId}/issues/new`), [slug, projectId]),
   );
-  const stateName = new Map((states.data ?? []).map((s) => [s.id, s.name]));
 
   // The selection belongs to one page of one query: another page, filter or sort starts empty.
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -149,6 +162,7 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
   ];
   if (!sorts.some(([k]) => k === sortKey)) sorts.push([sortKey, sortKey]);
   const ariaSort = (key: string) => (key === sortKey ? (descending ? 'descending' : 'ascending') : undefined);
+  const project = meta.data?.project;
 
   return (
     <section>
@@ -161,12 +175,13 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
       >
         Issues
       </PageTitle>
+      <QuickFilters quick={quickFilters(states)} filters={filters} onChange={setFilters} />
       <FilterBar
         slug={slug}
         projectId={projectId}
         filters={filters}
         orderBy={orderBy === defaultOrder(words) ? null : orderBy}
-        states={states.data ?? []}
+        states={states}
         labels={labels.data ?? []}
         onChange={setFilters}
       >
@@ -192,73 +207,61 @@ export function IssueList({ slug, projectId, query }: { slug: string; projectId:
       <p class="notice" role="status">
         {notice}
       </p>
+      <ShortcutHint create />
       <Show state={page}>
         {({ issues, values, properties }) =>
           issues.results.length ? (
             <>
-              <DataTable
+              <IssueRows
                 label="Issues"
                 rows={issues.results}
-                rowKey={byId}
+                names={{
+                  slug,
+                  project: () => project,
+                  stateById: meta.data?.stateById ?? new Map(),
+                  members: members.data,
+                  labels: labels.data ?? [],
+                }}
                 selected={(i) => selected.has(i.id)}
-                columns={[
-                  {
-                    header: (
-                      <label class="pick">
-                        <input
-                          type="checkbox"
-                          aria-label="Select all issues on this page"
-                          checked={onPage > 0 && onPage === rows.length}
-                          indeterminate={onPage > 0 && onPage < rows.length}
-                          onClick={(e) => pickAll(e.currentTarget.checked)}
-                        />
-                        #
-                      </label>
-                    ),
-                    sort: ariaSort('sequence_id'),
-                    cell: (i, n) => (
-                      <label class="pick">
-                        <input
-                          type="checkbox"
-                          aria-label={`Select ${i.name}`}
-                          checked={selected.has(i.id)}
-                          onClick={(e) => pick(n, e.currentTarget.checked, e.shiftKey)}
-                        />
-                        {i.sequence_id}
-                      </label>
-                    ),
-                  },
-                  { header: 'Name', sort: ariaSort('name'), cell: (i) => <Link to={`/w/${slug}/p/${projectId}/issues/${i.id}`}>{i.name}</Link> },
-                  {
-                    header: 'State',
-                    cell: (i) => (
-                      <>
-                        {stateName.get(i.state_id) ?? i.state_group}
-                        {i.blocked ? (
-                          <>
-                            {' '}
-                            <Badge tone="bad">Blocked</Badge>
-                          </>
-                        ) : null}
-                      </>
-                    ),
-                  },
-                  { header: 'Priority', sort: ariaSort('priority'), cell: (i) => <span class={`prio ${i.priority}`}>{i.priority}</span> },
-                  ...(labels.data?.length ? [{ header: 'Labels', cell: (i: Issue) => <LabelChips ids={i.label_ids} labels={labels.data} /> }] : []),
-                  ...properties.map((p): Column<Issue> => ({
-                    key: p.id,
-                    header: p.name,
-                    sort: ariaSort(`custom.${p.id}`),
-                    cell: (_, n) => showValue(values[n]?.find((v) => v.property_id === p.id)?.value),
-                  })),
-                ]}
+                sort={{ key: ariaSort('sequence_id'), name: ariaSort('name'), priority: ariaSort('priority'), due: ariaSort('target_date') }}
+                lead={{
+                  header: (
+                    <label class="pick">
+                      <input
+                        type="checkbox"
+                        aria-label="Select all issues on this page"
+                        checked={onPage > 0 && onPage === rows.length}
+                        indeterminate={onPage > 0 && onPage < rows.length}
+                        onClick={(e) => pickAll(e.currentTarget.checked)}
+                      />
+                      Key
+                    </label>
+                  ),
+                  cell: (i, n, key) => (
+                    <label class="pick">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${i.name}`}
+                        checked={selected.has(i.id)}
+                        onClick={(e) => pick(n, e.currentTarget.checked, e.shiftKey)}
+                      />
+                      <span class="issue-key">{key}</span>
+                    </label>
+                  ),
+                }}
+                extra={properties.map((p) => ({
+                  key: p.id,
+                  header: p.name,
+                  sort: ariaSort(`custom.${p.id}`),
+                  cell: (_, n) => showValue(values[n]?.find((v) => v.property_id === p.id)?.value),
+                }))}
               />
               {selected.size ? (
                 <BulkBar
                   slug={slug}
                   projectId={projectId}
                   ids={[...selected]}
-                  states={states.data ?? []}
+                  states={states}
                   labels={labels.data ?? []}
                   onDone={bulkDone}
                   onClear={() => pickAll(false)}

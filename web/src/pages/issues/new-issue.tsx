@@ -1,13 +1,17 @@
 /**
- * A new issue: title, description, priority and state; on success its page. While the title is typed, the project's
- * similar issues (contract 23.4) show under it, to open before filing a duplicate; they never block creating it.
+ * A new issue: title, description, state (by name, in the project's order), priority and assignees (the workspace's
+ * members); on success its page. While the title is typed, the project's similar issues (contract 23.4) show under it,
+ * to open before filing a duplicate; they never block creating it.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Answer, api, PRIORITIES, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
+import { initials, useMembers, useProjectMeta } from '../../components/issue-bits.js';
 import { SelectField } from '../../components/options.js';
 import { href, navigate } from '../../router.js';
-import { Field, formValues, PageTitle, useAction, useLoad } from '../../ui.js';
+import { Field, PageTitle, useAction } from '../../ui.js';
+import { PRIORITY_ITEMS } from './filter-bar.js';
+import './new-issue.css';
 
 type Similar = Answer<'getSimilar'>;
 const SIMILAR_DEBOUNCE_MS = 250;
@@ -68,28 +72,30 @@ function SimilarIssues({ slug, found }: { slug: string; found: Similar }) {
 }
 
 export function NewIssue({ slug, projectId }: { slug: string; projectId: string }) {
-  const states = useLoad(
-    () => unwrap(api().GET('/api/workspaces/{slug}/projects/{projectId}/states/', { params: { path: { slug, projectId } } })),
-    [slug, projectId],
-  );
+  const meta = useProjectMeta(slug, projectId);
+  const members = useMembers(slug);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const similar = useSimilar(slug, projectId, name, description);
   const create = useAction(async (form: HTMLFormElement) => {
-    const v = formValues(form);
+    const data = new FormData(form);
+    const text = (k: string) => String(data.get(k) ?? '');
     const issue = await unwrap(
       api().POST('/api/workspaces/{slug}/projects/{projectId}/issues/', {
         params: { path: { slug, projectId } },
         body: {
-          name: v.name ?? '',
-          description: v.description ?? '',
-          priority: (v.priority || 'none') as (typeof PRIORITIES)[number],
-          ...(v.state_id ? { state_id: v.state_id } : {}),
+          name: text('name'),
+          description: text('description'),
+          priority: (text('priority') || 'none') as (typeof PRIORITIES)[number],
+          assignee_ids: data.getAll('assignee_ids').map(String),
+          ...(text('state_id') ? { state_id: text('state_id') } : {}),
         },
       }),
     );
     navigate(`/w/${slug}/p/${projectId}/issues/${issue.id}`);
   });
+  const states = meta.data?.states ?? [];
+  const byDefault = states.find((s) => s.is_default)?.id;
   return (
     <section class="narrow">
       <PageTitle>New issue</PageTitle>
@@ -97,13 +103,30 @@ export function NewIssue({ slug, projectId }: { slug: string; projectId: string 
         <Field label="Title">{(id) => <input id={id} name="name" required onInput={(e) => setName(e.currentTarget.value)} />}</Field>
         <SimilarIssues slug={slug} found={similar} />
         <Field label="Description">{(id) => <textarea id={id} name="description" rows={4} onInput={(e) => setDescription(e.currentTarget.value)} />}</Field>
-        <SelectField label="Priority" name="priority" items={PRIORITIES} selected="none" />
         <SelectField
+          key={byDefault}
           label="State"
           name="state_id"
-          all="Default (Backlog)"
-          items={(states.data ?? []).map((s) => [s.id, `${s.name}${s.pauses_sla ? ' (pauses SLA)' : ''}`] as const)}
+          items={states.map((s) => [s.id, `${s.name}${s.pauses_sla ? ' (pauses SLA)' : ''}`] as const)}
+          selected={byDefault ?? ''}
         />
+        <SelectField label="Priority" name="priority" items={PRIORITY_ITEMS} selected="none" />
+        <fieldset class="assignee-pick">
+          <legend>Assignees</legend>
+          {members.data ? (
+            [...members.data.values()].map((m) => (
+              <label key={m.user_id} class="check">
+                <input type="checkbox" name="assignee_ids" value={m.user_id} />
+                <span class="avatar" aria-hidden="true">
+                  {initials(m)}
+                </span>
+                {m.display_name}
+              </label>
+            ))
+          ) : (
+            <p class="muted">Loading the members…</p>
+          )}
+        </fieldset>
       </ActionForm>
     </section>
   );

@@ -3,6 +3,7 @@ import { api, unwrap } from '../../api.js';
 import { CreateForm } from '../../components/action-form.js';
 import { CardList } from '../../components/list-view.js';
 import { SelectField } from '../../components/options.js';
+import { codeName } from '../../format.js';
 import { Field, formValues, PageTitle, useAction, useLoad } from '../../ui.js';
 
 const TYPES = ['text', 'number', 'date', 'select', 'multi_select', 'checkbox', 'url'] as const;
@@ -40,17 +41,17 @@ export function Properties({ slug, projectId }: { slug: string; projectId: strin
           <>
             <strong>{p.name}</strong>{' '}
             <span class="muted">
-              {p.type}
+              {codeName(p.type)}
               {p.options?.length ? `: ${p.options.join(', ')}` : ''}
-              {p.is_required ? ' · required' : ''}
+              {p.is_required ? ' · Required' : ''}
             </span>
           </>
         )}
       </CardList>
       <CreateForm title="New property" action={create} submit="Add property">
         <Field label="Property name">{(id) => <input id={id} name="name" required />}</Field>
-        <SelectField label="Type" name="type" items={TYPES} />
-        <Field label="Options" hint="select types: comma-separated">
+        <SelectField label="Type" name="type" items={TYPES.map((t) => [t, codeName(t)] as const)} />
+        <Field label="Options" hint="For single and multi-select: the choices, comma-separated">
           {(id) => <input id={id} name="options" />}
         </Field>
         <Field label="Required">{(id) => <input id={id} name="is_required" type="checkbox" />}</Field>
