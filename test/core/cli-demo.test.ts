@@ -283,6 +283,33 @@ describe('cli demo, in process', () => {
     const ages = issues.results.map((i) => Date.now() - Date.parse(i.created_at));
     expect(Math.max(...ages)).toBeGreaterThan(5 * 86_400_000);
 
+    // Issue 41: a team's data. Most issues have an assignee (the demo user some of the open ones: the home's "my
+    // issues"), and the issues worked on were created to do and moved on later, so the SLA report's medians are not 0.
+    expect(first.text).toMatch(/issues, first sprint\s+added 120 issues, .*, assignees on \d+ issues, [1-9]\d* state changes as the work went on/);
+    const sprintNames = new Set(plan.issues.map((i) => i.name));
+    const sprint = (await ctx().database.db.selectFrom('issues').select(['name', 'assignee_ids']).where('workspace_id', '=', demo.id).execute()).filter((i) =>
+      sprintNames.has(i.name),
+    );
+    expect(sprint.filter((i) => i.assignee_ids.length > 0).length).toBeGreaterThan(sprint.length * 0.8);
+    const mine = expectSuccess(
+      await api.GET('/api/workspaces/{slug}/issues/', {
+        params: { path: { slug }, query: { assignee_id: 'me', state_group: ['backlog', 'unstarted', 'started'], offset: 0, per_page: 1 } },
+      }),
+    );
+    expect(mine.total).toBeGreaterThan(10);
+    const day = (ms: number) => DateTime.fromMillis(ms, { zone: 'Europe/Istanbul' }).toISODate()!;
+    const report = expectSuccess(
+      await api.GET('/api/workspaces/{slug}/sla-reports/', {
+        params: { path: { slug }, query: { from: day(Date.now() - 89 * 86_400_000), to: day(Date.now()), group_by: 'priority', format: 'json' } },
+      }),
+    );
+    if (typeof report === 'string') throw new Error('the report came as CSV');
+    expect(report.rows.map((r) => r.key).sort()).toEqual(['high', 'low', 'medium', 'urgent']);
+    for (const row of report.rows) {
+      expect(row.response.median_seconds, `${row.key} response`).toBeGreaterThan(0);
+      expect(row.resolution.median_seconds, `${row.key} resolution`).toBeGreaterThan(0);
+    }
+
     // Being told (contract 26): an inbox with unread, read and snoozed notifications, and a pending invitation.
     expect(first.text).toMatch(
       /inbox and invitation\s+added an inbox of \d+ notifications \(one read, one snoozed until tomorrow\); an invitation for newcomer\.demo@example\.com/,
@@ -422,6 +449,15 @@ describe('cli demo --url', () => {
         issue_relations: small.relations.length,
       });
       await workItemCore(limited.database.db, limited.url, 12);
+      // Over HTTP too, a second workspace past due: its test clock moved past the period's end, the renewal declined.
+      expect(lines.join('\n')).toMatch(/a workspace in dunning\s+added .*renewal declined: subscription past_due, 1 attempt/);
+      const dunning = await limited.database.db
+        .selectFrom('subscriptions as s')
+        .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+        .select(['s.status', 's.dunning_attempts'])
+        .where('w.slug', '=', 'demo-dunning')
+        .executeTakeFirstOrThrow();
+      expect(dunning).toEqual({ status: 'past_due', dunning_attempts: 1 });
 
       const again: string[] = [];
       const second = await runDemo(httpBackend(limited.url), { out: (l) => again.push(l), issueCount: 12 });

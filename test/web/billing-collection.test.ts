@@ -34,6 +34,11 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
       .filter({ has: h.page.getByRole('term').filter({ hasText: new RegExp(`^${term}$`) }) })
       .locator('dd');
   const factText = async (term: string) => ((await fact(term).textContent()) ?? '').trim();
+  /** Billing is in tabs (issue 41): each part of the test opens the tab it needs. */
+  const openTab = async (name: 'Plan and usage' | 'Payment methods' | 'Invoices and documents') => {
+    await h.page.getByRole('tab', { name }).click();
+    await h.page.getByRole('tabpanel', { name }).waitFor();
+  };
 
   it('shows usage against the limits and checks out in the iframe with "save card", the card listed as default', async () => {
     const { page } = h;
@@ -45,7 +50,9 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     await expect.poll(() => factText('Members')).toBe('1 of 5');
     expect(await factText('Projects')).toBe('1 of 3');
     expect(await fact('Members').locator('meter').getAttribute('value')).toBe('1');
+    await openTab('Payment methods');
     await page.getByText('No stored card').waitFor();
+    await openTab('Plan and usage');
     // the sandbox's test clock box: the billing time (the test app's clock)
     const clockBox = page.getByRole('region', { name: 'Test clock (sandbox)' });
     await clockBox.getByText('Billing time', { exact: true }).waitFor();
@@ -65,7 +72,7 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
       .poll(
         async () => {
           await page.getByRole('button', { name: 'refresh the subscription' }).click();
-          return card().getByText('active', { exact: true }).count();
+          return card().getByText('Active', { exact: true }).count();
         },
         { timeout: 20_000 },
       )
@@ -74,6 +81,7 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     await expect.poll(() => factText('Members')).toBe('1 of 50');
     expect(await factText('Projects')).toBe('1 used (unlimited)');
 
+    await openTab('Payment methods');
     const row = page.getByRole('row', { name: /visa •••• 0341/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('12/2030');
@@ -86,6 +94,7 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     const { page } = h;
     const before = await subscription();
     const periodEnd = before.current_period_end as string;
+    await openTab('Plan and usage');
     const clockBox = page.getByRole('region', { name: 'Test clock (sandbox)' });
     // two hours past the period end, as the browser's local time of a datetime-local input
     const to = await page.evaluate((iso) => {
@@ -95,7 +104,7 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     }, periodEnd);
     await clockBox.getByLabel('Advance to').fill(to);
     await clockBox.getByRole('button', { name: 'Advance' }).click();
-    await card().getByText('past_due', { exact: true }).waitFor();
+    await card().getByText('Past due', { exact: true }).waitFor();
     const clock = (await h.ctx.api.get(billingUrl('test-clock/'), { token: h.token })).body;
     expect(new Date(clock.now).getTime()).toBeGreaterThan(new Date(periodEnd).getTime());
     expect(clock.offset_seconds).toBeGreaterThan(0);
@@ -103,25 +112,31 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     const dunning = page.getByRole('region', { name: 'Dunning' });
     const dd = (term: string) => dunning.locator('dl.limits > div').filter({ hasText: term }).locator('dd');
     await expect.poll(() => dd('Failed attempts').textContent()).toBe('1');
-    expect(await dd('Last failure').textContent()).toBe('insufficient_funds');
+    expect(await dd('Last failure').textContent()).toBe('Insufficient funds');
     const sub = await subscription();
     expect(sub.dunning).toMatchObject({ attempts: 1, last_failure_reason: 'insufficient_funds' });
     expect(sub.dunning.next_retry_at).not.toBeNull();
     expect(await dd('Next retry').textContent()).not.toBe('no retry scheduled');
-    // the declined renewal is in the payments
-    const renewal = page.getByRole('row', { name: /renewal/ });
-    await renewal.waitFor();
-    expect(await renewal.textContent()).toContain('failed');
-    expect(await renewal.textContent()).toContain('insufficient_funds');
     await h.shot('past-due');
     await expectAccessible(page, 'the billing page of a past_due subscription');
+    // the declined renewal is in the payments, its status and reason by name
+    await openTab('Invoices and documents');
+    const renewal = page.getByRole('row', { name: /Renewal/ });
+    await renewal.waitFor();
+    expect(await renewal.textContent()).toContain('Failed');
+    expect(await renewal.textContent()).toContain('Insufficient funds');
+    expect(await renewal.textContent()).not.toContain('insufficient_funds');
+    await page.waitForLoadState('networkidle');
+    await expectAccessible(page, 'the payments of a past_due subscription');
+    await openTab('Plan and usage');
 
     await dunning.getByRole('button', { name: 'Retry now' }).click();
     const outcome = dunning.getByRole('status');
     await outcome.waitFor();
-    expect(await outcome.textContent()).toMatch(/^Retry of .*: failed insufficient_funds$/);
+    expect(await outcome.textContent()).toMatch(/^Retry of .*: Failed Insufficient funds$/);
     await expect.poll(() => dd('Failed attempts').textContent()).toBe('2');
-    await page.getByRole('row', { name: /retry/ }).first().waitFor();
+    await openTab('Invoices and documents');
+    await page.getByRole('row', { name: /Retry/ }).first().waitFor();
     const payments = (await h.ctx.api.get(billingUrl('payments/'), { token: h.token })).body.results as { kind: string; status: string }[];
     expect(payments.map((p) => [p.kind, p.status])).toEqual([
       ['retry', 'failed'],
@@ -146,12 +161,15 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
     expect(paid.status).toBe(303);
     await expect.poll(async () => (await subscription()).status).toBe('active');
 
-    await page.reload();
+    await page.goto(h.app(`/w/${h.slug}/billing`));
+    await card().getByText('Active', { exact: true }).waitFor();
+    expect(await page.getByRole('region', { name: 'Dunning' }).count()).toBe(0);
+    await openTab('Payment methods');
+    expect(new URL(page.url()).search).toBe('?tab=payment-methods');
     const newer = page.getByRole('row', { name: /visa •••• 4358/ });
     const older = page.getByRole('row', { name: /visa •••• 0341/ });
     await newer.getByText('Default', { exact: true }).waitFor();
     expect(await older.getByText('Default', { exact: true }).count()).toBe(0);
-    expect(await page.getByRole('region', { name: 'Dunning' }).count()).toBe(0);
 
     await older.getByRole('button', { name: 'Make visa •••• 0341 default' }).click();
     await older.getByText('Default', { exact: true }).waitFor();
@@ -175,9 +193,9 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
         body: JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found', detail: 'Not found' }),
       }),
     );
-    await page.reload();
-    await page.getByRole('heading', { name: 'Payment methods' }).waitFor();
-    await page.getByRole('row', { name: /visa •••• 0341/ }).waitFor();
+    await page.goto(h.app(`/w/${h.slug}/billing`));
+    await page.getByRole('heading', { name: 'Subscription and limits' }).waitFor();
+    await card().getByText('Active', { exact: true }).waitFor();
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('heading', { name: 'Test clock (sandbox)' }).count()).toBe(0);
     expect(await page.locator('.problem').count()).toBe(0);
@@ -186,6 +204,8 @@ describe.skipIf(!hasChromium)('billing collection in Chromium', () => {
   });
 
   it('works on a phone-sized screen', async () => {
-    await h.checkPhone('billing', `/w/${h.slug}/billing`, (p) => p.getByRole('row', { name: /visa •••• 0341/ }).waitFor());
+    await h.checkPhone('billing', `/w/${h.slug}/billing`, (p) => p.getByRole('heading', { name: 'Plans' }).waitFor());
+    await h.checkPhone('billing-cards', `/w/${h.slug}/billing?tab=payment-methods`, (p) => p.getByRole('row', { name: /visa •••• 0341/ }).waitFor());
+    await h.checkPhone('billing-payments', `/w/${h.slug}/billing?tab=documents`, (p) => p.getByRole('row', { name: /Retry/ }).first().waitFor());
   });
 });

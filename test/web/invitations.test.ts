@@ -82,7 +82,7 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
     }
     const pending = page.getByRole('region', { name: 'Pending invitations' });
     await expect.poll(() => pending.getByRole('row').count()).toBe(4); // the header and three
-    expect(await pending.getByRole('row', { name: new RegExp(dan.email) }).textContent()).toContain('guest');
+    expect(await pending.getByRole('row', { name: new RegExp(dan.email) }).textContent()).toContain('Guest');
     await expectAccessible(page, 'the members page');
     await h.shot('members');
 
@@ -91,6 +91,7 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
     await page.getByLabel('E-mail').fill(carol);
     await page.getByRole('button', { name: 'Send invitation' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('409');
+    await expectAccessible(page, 'the members page with a refused invitation');
     expected.pop();
   });
 
@@ -138,7 +139,8 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
       await page.getByLabel('Name').fill('Carol');
       await page.getByLabel('Password').fill('carol horse battery');
       await page.getByRole('button', { name: 'Create account and join' }).click();
-      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      // The workspace's home (issue 41), its projects section.
+      await page.getByRole('region', { name: 'Projects', exact: true }).waitFor();
       expect(new URL(page.url()).pathname).toBe(`/app/w/${h.slug}`);
       const token = await page.evaluate(() => localStorage.getItem('wis.console.token'));
       const me = await h.ctx.api.get('/api/users/me/', { token: token! });
@@ -163,8 +165,11 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
     const { context, page } = await browserOf(dan.token);
     try {
       await page.goto(link);
+      await page.getByRole('button', { name: 'Accept invitation' }).waitFor();
+      await expectAccessible(page, 'the invitation page (accept)');
       await page.getByRole('button', { name: 'Accept invitation' }).click();
-      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      // The workspace's home (issue 41), its projects section.
+      await page.getByRole('region', { name: 'Projects', exact: true }).waitFor();
       const members = (await h.ctx.api.get(`/api/workspaces/${h.slug}/members/`, { token: h.token })).body as { email: string; role: string }[];
       expect(members.find((m) => m.email === dan.email)?.role).toBe('guest');
     } finally {
@@ -173,6 +178,7 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
     await h.page.goto(h.app(`/w/${h.slug}/members`));
     await h.page.getByText('No pending invitations.').waitFor();
     expect(await h.page.getByRole('region', { name: 'Members' }).getByRole('row').count()).toBe(4); // header, Ada, Carol, Dan
+    await expectAccessible(h.page, 'the members page without pending invitations');
     await h.shot('members-after');
   });
 
@@ -190,7 +196,8 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
       await page.getByLabel('Password').fill('correct horse battery');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('button', { name: 'Accept invitation' }).click();
-      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      // The workspace's home (issue 41), its projects section.
+      await page.getByRole('region', { name: 'Projects', exact: true }).waitFor();
       const members = (await h.ctx.api.get(`/api/workspaces/${h.slug}/members/`, { token: h.token })).body as { email: string }[];
       expect(members.map((m) => m.email)).toContain(finn.email);
     } finally {
@@ -209,6 +216,7 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
       await page.getByLabel('E-mail').fill(dan.email);
       await page.getByRole('button', { name: 'Send reset link' }).click();
       await page.getByText(`If an account exists for ${dan.email}, we sent it a link`).waitFor();
+      await expectAccessible(page, 'the reset link sent');
 
       // An unknown address gets the very same answer.
       await page.goto(h.app('/forgot-password'));
@@ -224,9 +232,11 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
       await page.getByLabel('Repeat the new password').fill('a different secret');
       await page.getByRole('button', { name: 'Set new password' }).click();
       await page.getByText('The two passwords differ.').waitFor();
+      await expectAccessible(page, 'the reset page with differing passwords');
       await page.getByLabel('Repeat the new password').fill('a brand new secret');
       await page.getByRole('button', { name: 'Set new password' }).click();
       await page.getByText('Your password was changed. Sign in with the new one.').waitFor();
+      await expectAccessible(page, 'the sign-in page after a reset');
       await h.shot('reset-done', page);
       await page.getByLabel('E-mail').fill(dan.email);
       await page.getByLabel('Password').fill('a brand new secret');
@@ -242,19 +252,63 @@ describe.skipIf(!hasChromium)('invitations and password reset in the console, th
       expected.push('/api/auth/password-reset/confirm/'); // the 400 asked for
       await page.getByRole('button', { name: 'Set new password' }).click();
       await page.getByText('This link has expired or was already used.').waitFor();
+      await expectAccessible(page, 'a used reset link');
       expected.pop();
     } finally {
       await context.close();
     }
   });
 
+  it('says a wrong password on the sign-in page, and the sign-up page has nothing axe finds', async () => {
+    const { context, page } = await browserOf();
+    try {
+      expected.push('/api/auth/sign-in/'); // the 401 asked for
+      await page.goto(h.app('/sign-in'));
+      await page.getByLabel('E-mail').fill(dan.email);
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(await page.getByRole('alert').textContent()).toContain('E-mail or password is wrong');
+      expect(new URL(page.url()).pathname).toBe('/app/sign-in');
+      await expectAccessible(page, 'the sign-in page with a wrong password');
+      expected.pop();
+      await page.getByRole('link', { name: 'Sign up' }).click();
+      await page.getByRole('heading', { name: 'Sign up' }).waitFor();
+      await expectAccessible(page, 'the sign-up page');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the members read-only to a member who is not an admin', async () => {
+    // Dan's first session ended with the password reset above: a new one, with the new password.
+    const signedIn = await h.ctx.api.post('/api/auth/sign-in/', { email: dan.email, password: 'a brand new secret' });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    const { context, page } = await browserOf(signedIn.body.token as string);
+    try {
+      await page.goto(h.app(`/w/${h.slug}/members`));
+      await page.getByRole('region', { name: 'Members' }).getByRole('cell', { name: 'Ada', exact: true }).waitFor();
+      expect(await page.getByRole('region', { name: 'Members' }).getByRole('combobox').count()).toBe(0);
+      expect(await page.getByRole('region', { name: 'Members' }).getByRole('cell', { name: 'Admin', exact: true }).count()).toBe(1);
+      await expectAccessible(page, 'the members page of a guest');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('fits a phone (390 px) on each new page', async () => {
-    await h.checkPhone('members', `/w/${h.slug}/members`, (p) => p.getByRole('region', { name: 'Members' }).waitFor());
-    await h.checkPhone('invitation', new URL(erinLink).pathname.replace(/^\/app/, ''), (p) =>
+    const phone = (name: string, path: string, ready: (p: Page) => Promise<unknown>) =>
+      h.checkPhone(name, path, async (p) => {
+        await ready(p);
+        await expectAccessible(p, `${name} on a phone`);
+      });
+    await phone('members', `/w/${h.slug}/members`, (p) => p.getByRole('region', { name: 'Members' }).waitFor());
+    await phone('invitation', new URL(erinLink).pathname.replace(/^\/app/, ''), (p) =>
       p.getByText('This invitation has expired or was already used.').waitFor(),
     );
-    await h.checkPhone('forgot-password', '/forgot-password', (p) => p.getByLabel('E-mail').waitFor());
-    await h.checkPhone('password-reset', '/password-reset/some-token', (p) => p.getByLabel('New password', { exact: true }).waitFor());
+    await phone('forgot-password', '/forgot-password', (p) => p.getByLabel('E-mail').waitFor());
+    await phone('password-reset', '/password-reset/some-token', (p) => p.getByLabel('New password', { exact: true }).waitFor());
+    await phone('sign-in', '/sign-in', (p) => p.getByLabel('Password').waitFor());
+    await phone('sign-up', '/sign-up', (p) => p.getByLabel('Password').waitFor());
   });
 
   it('had no console errors', () => {

@@ -77,7 +77,7 @@ export async function driveConsole(browser: Browser, base: string, shot?: (name:
       await page.getByRole('button', { name: 'refresh the subscription' }).click();
       report.subscriptionActive = await page
         .locator('.card')
-        .getByText('active', { exact: true })
+        .getByText('Active', { exact: true })
         .waitFor({ timeout: 500 })
         .then(() => true)
         .catch(() => false);

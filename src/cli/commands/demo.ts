@@ -13,11 +13,12 @@ export const demoCommand: Command = {
   summary: 'fill the database with a demo workspace (again: completes what is missing)',
   usage: '[--url http://127.0.0.1:3000]',
   help:
-    `Creates the account ${DEMO_ACCOUNT.email} (password ${DEMO_ACCOUNT.password}), the workspace "demo" with a member\n` +
+    `Creates the account ${DEMO_ACCOUNT.email} (password ${DEMO_ACCOUNT.password}), the workspace "demo" with two members\n` +
     `and a guest, a paid Pro subscription with its invoice (sandbox provider), an SLA calendar and two policies, two\n` +
-    `projects with their labels, ${DEFAULT_ISSUE_COUNT} issues over two weeks (labels, custom values, comments, history, breached SLA\n` +
-    'targets), sub-issue trees, relations between issues, two baselines and a paused webhook endpoint. Each step adds\n' +
-    'only what is missing: run it again after an interrupted run.\n\n' +
+    `projects with their labels, ${DEFAULT_ISSUE_COUNT} issues over two weeks (assignees, labels, custom values, comments, history,\n` +
+    'met and breached SLA targets), sub-issue trees, relations between issues, two baselines, a paused webhook\n' +
+    'endpoint, and a second workspace "demo-dunning" whose renewal was declined (past due). Each step adds only what\n' +
+    'is missing: run it again after an interrupted run.\n\n' +
     'Without --url it writes in process to the database `npm start` uses (DATABASE_URL, or the embedded one in\n' +
     'DATA_DIR, which must not be held by a running service). With --url it goes through the API of a running\n' +
     'service, waiting out its rate limit.',

@@ -39,6 +39,8 @@ export interface DemoBackend {
   /** The workspace's subscription as the API shows it, with its period and dunning. */
   getBilling(slug: string): Promise<{ status: string; current_period_end: string; dunning: { attempts: number } | null } | null>;
   startTrial(slug: string, input: { plan_slug: string }): Promise<void>;
+  /** Moves the workspace's sandbox test clock to `to` and runs the billing duties due meanwhile (contract 19.7). */
+  advanceTestClock(slug: string, to: string): Promise<void>;
   /** Whether the payment provider is the built-in sandbox (else the demo starts a trial instead of paying). */
   readonly sandboxPayments: boolean;
 
@@ -67,13 +69,21 @@ export interface DemoBackend {
   createIssue(
     slug: string,
     projectId: string,
-    input: { name: string; description?: string; priority: Priority; state_id: string; label_ids?: string[]; parent_id?: string } & Partial<IssuePlanning>,
+    input: {
+      name: string;
+      description?: string;
+      priority: Priority;
+      state_id: string;
+      label_ids?: string[];
+      parent_id?: string;
+      assignee_ids?: string[];
+    } & Partial<IssuePlanning>,
   ): Promise<IssueView>;
   updateIssue(
     slug: string,
     projectId: string,
     issueId: string,
-    input: { state_id?: string; priority?: Priority; label_ids?: string[]; parent_id?: string } & Partial<IssuePlanning>,
+    input: { state_id?: string; priority?: Priority; label_ids?: string[]; parent_id?: string; assignee_ids?: string[] } & Partial<IssuePlanning>,
   ): Promise<IssueView>;
   /** Every worklog of the issue (all pages). */
   listWorklogs(slug: string, projectId: string, issueId: string): Promise<{ user_id: string; started_at: string }[]>;
@@ -157,6 +167,7 @@ export interface IssueView extends IssuePlanning {
   state_id: string;
   priority: string;
   label_ids: string[];
+  assignee_ids: string[];
   parent_id: string | null;
 }
 

@@ -96,6 +96,9 @@ export function httpBackend(baseUrl: string, options: HttpBackendOptions = {}): 
     getBilling: async (slug) => (await unwrap(api().GET('/api/workspaces/{slug}/billing/subscription/', ws(slug)))).subscription,
     // The service runs its own duties on its timers.
     runBillingDuties: async () => {},
+    advanceTestClock: async (slug, to) => {
+      await unwrap(api().POST('/api/workspaces/{slug}/billing/test-clock/advance/', { ...ws(slug), body: { to } }));
+    },
     async buyOnSandbox(slug, body, card) {
       const session = await unwrap(api().POST('/api/workspaces/{slug}/billing/checkout/', { ...ws(slug), body }));
       if (session.iframe_url) {

@@ -177,6 +177,9 @@ export async function inProcessBackend(config: Config, database: DatabaseHandle,
     startTrial: async (slug, input) => {
       await s.billing.startTrial(me(), slug, input);
     },
+    advanceTestClock: async (slug, to) => {
+      await s.testClock.advance(me(), slug, { to });
+    },
 
     listCalendars: (slug) => s.sla.listCalendars(me(), slug),
     createCalendar: (slug, input) => s.sla.createCalendar(me(), slug, input),

@@ -17,6 +17,8 @@ export const DEMO_TIME_ZONE = 'Europe/Istanbul';
 /** Who logs time in the demo (contract 18.2): the demo admin (logging for the others too) and the two members. */
 export const DEMO_LOGGERS = [DEMO_ACCOUNT.email, `grace.${DEMO_SLUG}@example.com`, `hana.${DEMO_SLUG}@example.com`] as const;
 export const DEFAULT_ISSUE_COUNT = 240;
+/** Who the demo's issues are assigned to: the demo admin and the two members (a guest is not given work). */
+export const DEMO_ASSIGNEES = [DEMO_ACCOUNT.email, `grace.${DEMO_SLUG}@example.com`, `hana.${DEMO_SLUG}@example.com`] as const;
 
 export type Priority = 'urgent' | 'high' | 'medium' | 'low' | 'none';
 export type StateGroup = 'backlog' | 'unstarted' | 'started' | 'completed' | 'cancelled';
@@ -193,6 +195,14 @@ export interface PlannedIssue {
   slip: { days: number; moreMinutes: number } | null;
   /** Labels of its project (contract 24.1), 0 to 3. */
   labels: LabelName[];
+  /** Who it is assigned to, as indexes into DEMO_ASSIGNEES: one person on most issues, two on some, none on a few. */
+  assignees: number[];
+  /**
+   * An issue planned started or done is created to do (unstarted) and moved on later, as a team works it: answered
+   * (started) `respondMs` after its creation, resolved (completed or cancelled) `resolveMs` after it. Its SLA
+   * targets then measure real working time (the SLA report's medians are not 0). Null: created in its state.
+   */
+  progress: { respondMs: number; resolveMs: number } | null;
 }
 
 /** Time logged on an issue (contract 18.2): by `logger` (an index into DEMO_LOGGERS), `atMs` before the anchor. */
@@ -257,6 +267,9 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
   const rnd = seeded(42);
   // The labels have a sequence of their own: the issues' other choices stay those of every demo made before them.
   const tags = seeded(2424);
+  // So do the assignees and the pace of work.
+  const people = seeded(4141);
+  const pace = seeded(5151);
   const firstHalf = Math.ceil(issueCount / 2);
   const spanMs = 14 * DAY;
   const issues: PlannedIssue[] = [];
@@ -297,7 +310,9 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
           };
     const slip = first && planning && index % 6 === 1 ? { days: 2 + Math.floor(rnd.next() * 9), moreMinutes: rnd.pick([60, 120, 240]) } : null;
     const labels = labelsOf(project, subject, problem, tags);
-    issues.push({ index, project, name, priority, state, values, comment, later, offsetMs, planning, slip, labels });
+    const assignees = assigneesOf(people);
+    const progress = progressOf(state, pace);
+    issues.push({ index, project, name, priority, state, values, comment, later, offsetMs, planning, slip, labels, assignees, progress });
   }
   // Time on every fourth started or finished issue, within the timeline (the anchor is 14 days + 1 hour after its
   // start): one to three worklogs a day apart from the day after its creation.
@@ -327,6 +342,23 @@ export function demoPlan(issueCount = DEFAULT_ISSUE_COUNT): DemoPlan {
     // A smaller demo (a test's) gets a short history: three weeks of one issue each.
     history: issueCount >= DEFAULT_ISSUE_COUNT ? deliveryHistory(12, 4) : deliveryHistory(3, 1),
   };
+}
+
+/** Nine issues in ten have an assignee (one in ten of those a second one); the demo admin has a third of them. */
+function assigneesOf(people: ReturnType<typeof seeded>): number[] {
+  const r = people.next();
+  if (r < 0.1) return [];
+  const first = Math.floor(people.next() * DEMO_ASSIGNEES.length);
+  return r < 0.19 ? [first, (first + 1) % DEMO_ASSIGNEES.length] : [first];
+}
+
+const RESPONSE_DELAYS = [40 * 60_000, 75 * 60_000, 2 * HOUR, 3 * HOUR, 5 * HOUR, 9 * HOUR];
+const RESOLUTION_DELAYS = [4 * HOUR, 10 * HOUR, 26 * HOUR, 2 * DAY, 3 * DAY];
+/** How long a started or finished issue waited to be answered and resolved (none for one still to do). */
+function progressOf(state: StateKey, pace: ReturnType<typeof seeded>): PlannedIssue['progress'] {
+  const respondMs = pace.pick(RESPONSE_DELAYS);
+  const resolveMs = respondMs + pace.pick(RESOLUTION_DELAYS);
+  return state === 'backlog' || state === 'unstarted' ? null : { respondMs, resolveMs };
 }
 
 const WORK_NOTES = ['Investigation', 'Implementation', 'Code review', 'Testing on staging', 'Call with the customer', 'Deploy and verify', ''];

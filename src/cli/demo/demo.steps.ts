@@ -5,6 +5,7 @@ import {
   BASELINES,
   CALENDAR,
   DEMO_ACCOUNT,
+  DEMO_ASSIGNEES,
   DEMO_LOGGERS,
   DEMO_MEMBERS,
   DEMO_SLUG,
@@ -51,6 +52,7 @@ export class DemoContext {
   private issueRows = new Map<ProjectKey, IssueView[]>();
   private matched?: Map<number, IssueView>;
   private anchor?: Date;
+  private people?: string[];
 
   constructor(
     readonly api: DemoBackend,
@@ -151,6 +153,19 @@ export class DemoContext {
     this.labelRows.clear();
   }
 
+  /** The user ids of DEMO_ASSIGNEES, in its order (read once). */
+  async assigneeIds(): Promise<string[]> {
+    if (!this.people) {
+      const members = await this.api.listMembers(this.slug);
+      this.people = DEMO_ASSIGNEES.map((email) => {
+        const found = members.find((m) => m.email === email);
+        if (!found) throw new Error(`The demo's member ${email} is missing`);
+        return found.user_id;
+      });
+    }
+    return this.people;
+  }
+
   /** Every issue of the project by sequence id, as last read (`refresh`: read now). */
   async issues(key: ProjectKey, refresh = false): Promise<IssueView[]> {
     if (refresh || !this.issueRows.has(key)) {
@@ -195,20 +210,26 @@ export class DemoContext {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * Creates what is missing of the planned issues `from` .. `to` (exclusive): the issue (with its labels), its custom
- * values, its comment; an existing issue without labels (a demo made before they existed) gets its planned ones.
+ * Creates what is missing of the planned issues `from` .. `to` (exclusive): the issue (with its labels and assignees),
+ * its custom values, its comment, and the moves of one that was worked on (to do, then started, then done, each at
+ * its own instant); an existing issue without labels or assignees (a demo made before they existed) gets its planned
+ * ones.
  */
 async function completeIssues(ctx: DemoContext, from: number, to: number): Promise<string[]> {
   const { api, slug } = ctx;
   const existing = await ctx.existingIssues(true);
   const props = await ctx.properties();
+  const people = await ctx.assigneeIds();
   let created = 0;
   let values = 0;
   let comments = 0;
   let labelled = 0;
+  let assigned = 0;
+  let moved = 0;
   for (const planned of ctx.plan.issues.slice(from, to)) {
     const project = await ctx.project(planned.project);
     const labelIds = await ctx.labelIds(planned.project, planned.labels);
+    const assigneeIds = planned.assignees.map((n) => people[n]!);
     let issue = existing.get(planned.index);
     const isNew = !issue;
     if (!issue) {
@@ -216,17 +237,26 @@ async function completeIssues(ctx: DemoContext, from: number, to: number): Promi
       issue = await api.createIssue(slug, project.id, {
         name: planned.name,
         priority: planned.priority,
-        state_id: await ctx.stateId(planned.project, planned.state),
+        state_id: await ctx.stateId(planned.project, planned.progress ? 'unstarted' : planned.state),
         ...(labelIds.length ? { label_ids: labelIds } : {}),
+        ...(assigneeIds.length ? { assignee_ids: assigneeIds } : {}),
         ...(await ctx.planningOf(planned)),
       });
       existing.set(planned.index, issue);
       created++;
       if (labelIds.length) labelled++;
-    } else if (labelIds.length && issue.label_ids.length === 0) {
-      await ctx.at(planned.offsetMs + 3 * MINUTE);
-      issue = await api.updateIssue(slug, project.id, issue.id, { label_ids: labelIds });
-      labelled++;
+      if (assigneeIds.length) assigned++;
+    } else {
+      const patch = {
+        ...(labelIds.length && issue.label_ids.length === 0 ? { label_ids: labelIds } : {}),
+        ...(assigneeIds.length && issue.assignee_ids.length === 0 ? { assignee_ids: assigneeIds } : {}),
+      };
+      if (Object.keys(patch).length) {
+        await ctx.at(planned.offsetMs + 3 * MINUTE);
+        issue = await api.updateIssue(slug, project.id, issue.id, patch);
+        if (patch.label_ids) labelled++;
+        if (patch.assignee_ids) assigned++;
+      }
     }
     // A new issue has nothing yet; an existing one is checked (a run may have stopped between its parts).
     const plannedValues = Object.entries(planned.values) as [PropertyKey, unknown][];
@@ -246,10 +276,44 @@ async function completeIssues(ctx: DemoContext, from: number, to: number): Promi
       await api.createComment(slug, project.id, issue.id, planned.comment);
       comments++;
     }
+    moved += await workOn(ctx, planned, issue, from === 0);
   }
-  return created || values || comments || labelled
-    ? [`${plural(created, 'issue')}, ${plural(values, 'custom value')}, ${plural(comments, 'comment')}, labels on ${plural(labelled, 'issue')}`]
+  return created || values || comments || labelled || assigned || moved
+    ? [
+        `${plural(created, 'issue')}, ${plural(values, 'custom value')}, ${plural(comments, 'comment')}, labels on ${plural(labelled, 'issue')}, ` +
+          `assignees on ${plural(assigned, 'issue')}, ${plural(moved, 'state change')} as the work went on`,
+      ]
     : [];
+}
+
+/**
+ * Moves an issue that was worked on from to do to its planned state: answered (started, or waiting on the customer)
+ * and then resolved (completed or cancelled), each after its planned delay, before the sprint's baseline is taken
+ * (the first sprint's: before "the sprint moves on"). Picks up where it stands: an issue in its state, or in the
+ * state the sprint moved it to, is left alone. Answers how many moves it made.
+ */
+async function workOn(ctx: DemoContext, planned: PlannedIssue, issue: IssueView, firstSprint: boolean): Promise<number> {
+  if (!planned.progress) return 0;
+  const key = planned.project;
+  const [todo, target] = [await ctx.stateId(key, 'unstarted'), await ctx.stateId(key, planned.state)];
+  const resolved = planned.state === 'completed' || planned.state === 'cancelled';
+  if (issue.state_id === target || (planned.later && issue.state_id === (await ctx.stateId(key, planned.later.state)))) return 0;
+  const end = (firstSprint ? ctx.plan.baselineOffsetsMs[0] : Math.min(ctx.plan.baselineOffsetsMs[1], ctx.plan.spanMs)) - 10 * MINUTE;
+  const at = (delayMs: number) => ctx.at(Math.min(planned.offsetMs + delayMs, end));
+  const projectId = (await ctx.project(key)).id;
+  let moves = 0;
+  let state = issue.state_id;
+  if (state === todo && planned.state !== 'cancelled') {
+    await at(planned.progress.respondMs);
+    state = (await ctx.api.updateIssue(ctx.slug, projectId, issue.id, { state_id: resolved ? await ctx.stateId(key, 'started') : target })).state_id;
+    moves++;
+  }
+  if (resolved && state !== target) {
+    await at(planned.progress.resolveMs);
+    await ctx.api.updateIssue(ctx.slug, projectId, issue.id, { state_id: target });
+    moves++;
+  }
+  return moves;
 }
 
 async function ensureBaseline(ctx: DemoContext, index: 0 | 1): Promise<string[]> {
@@ -805,8 +869,8 @@ export const DEMO_STEPS: DemoStep[] = [
     name: 'a workspace in dunning',
     run: async (ctx) => {
       const { api } = ctx;
-      // Only where the demo can record the past and pays on the sandbox: a renewal must have fallen due and failed.
-      if (!api.sandboxPayments || !api.timeTravel) return [];
+      // Only where the demo pays on the sandbox: a renewal must have fallen due and been declined.
+      if (!api.sandboxPayments) return [];
       const slug = `${ctx.slug}${DUNNING_SUFFIX}`;
       const added: string[] = [];
       if (!(await api.getWorkspace(slug))) {
@@ -820,7 +884,9 @@ export const DEMO_STEPS: DemoStep[] = [
         added.push('Pro plan paid with a card whose later charges are declined');
       }
       const before = await api.getBilling(slug);
-      await api.runBillingDuties();
+      if (api.timeTravel) await api.runBillingDuties();
+      // Bought just now (over HTTP): the workspace's test clock moves past the period's end, where the renewal fails.
+      else if (before?.status === 'active') await api.advanceTestClock(slug, new Date(Date.parse(before.current_period_end) + HOUR_MS).toISOString());
       const after = await api.getBilling(slug);
       if (after && before?.status !== after.status) added.push(`renewal declined: subscription ${after.status}, ${after.dunning?.attempts ?? 0} attempt(s)`);
       return added;

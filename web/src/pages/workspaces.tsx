@@ -1,3 +1,4 @@
+/** The workspaces list (the console's start page, with a form for a new one) and a workspace's projects. */
 import { api, unwrap } from '../api.js';
 import { Link, navigate } from '../router.js';
 import { CreateForm } from '../components/action-form.js';
@@ -9,7 +10,8 @@ export function Workspaces() {
   const create = useAction(async (form: HTMLFormElement) => {
     const v = formValues(form);
     const ws = await unwrap(api().POST('/api/workspaces/', { body: { name: v.name ?? '', slug: v.slug ?? '' } }));
-    navigate(`/w/${ws.slug}`);
+    // A new workspace has nothing to show on its home yet: its first project comes first.
+    navigate(`/w/${ws.slug}/projects`);
   });
   return (
     <section>

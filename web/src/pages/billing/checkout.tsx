@@ -8,7 +8,10 @@ import { Field, formValues, useAction } from '../../ui.js';
 type Plan = Answer<'listPlans'>[number];
 type Session = Answer<'createCheckout', 201>;
 
-/** `onPaid` reloads the subscription, the payments and the cards ("refresh" after paying, or nothing to pay). */
+/**
+ * `plans`: the plans that can be bought now (the page leaves out the one an active subscription is on). `onPaid`
+ * reloads the subscription, the payments and the cards ("refresh" after paying, or nothing to pay).
+ */
 export function Checkout({ slug, plans, onPaid }: { slug: string; plans: Plan[]; onPaid: () => void }) {
   const [session, setSession] = useState<Session | null>(null);
   const checkout = useAction(async (form: HTMLFormElement) => {
@@ -27,11 +30,10 @@ export function Checkout({ slug, plans, onPaid }: { slug: string; plans: Plan[];
     setSession(s);
     if (!s.iframe_url) onPaid();
   });
-  const buyable = plans.filter((p) => p.is_active && (p.price_month !== null || p.price_year !== null));
   return (
     <>
       <ActionForm class="inline" action={checkout} submit="Go to payment" problem="outside">
-        <SelectField label="Plan" name="plan_slug" items={buyable.map((p) => [p.slug, p.name] as const)} />
+        <SelectField label="Plan" name="plan_slug" items={plans.map((p) => [p.slug, p.name] as const)} />
         <SelectField
           label="Billing interval"
           name="billing_interval"

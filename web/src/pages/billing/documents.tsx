@@ -1,15 +1,16 @@
 /** Billing records: the billing profile (19.5), invoices and credit notes with their tax split and a PDF link (19.6), payments. */
 import { useState } from 'preact/hooks';
-import { api, type Answer, getToken, money, unwrap, when } from '../../api.js';
+import { api, type Answer, getToken, money, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
 import { byId, DataTable } from '../../components/data-table.js';
 import { PageOf } from '../../components/list-view.js';
+import { codeName, date, dateTime, dateTimeLong, percent } from '../../format.js';
 import { Badge, errorsAt, Field, formValues, type Loaded, Show, useAction, useLoad } from '../../ui.js';
 
 const NOTES_PER_PAGE = 20;
 
-/** KDV rate in basis points as a percentage: 2000 -> "20 %". */
-const ratePct = (bp: number) => `${bp / 100} %`;
+/** KDV rate in basis points as a percentage: 2000 -> "20%" (in the user's locale). */
+const ratePct = (bp: number) => percent(bp / 100, 2);
 
 /** The tax split of a document (contract 19.4): net + KDV. */
 const taxSplit = (d: { net_amount: number; tax_amount: number; tax_rate_bp: number; currency: string }) =>
@@ -48,6 +49,13 @@ function PdfLink({ href, filename, label }: { href: string; filename: string; la
     </>
   );
 }
+
+/** The day a document was issued; the instant on hover. */
+const Issued = ({ at }: { at: string }) => (
+  <time dateTime={at} title={dateTimeLong(at)}>
+    {date(at)}
+  </time>
+);
 
 const PROFILE_FIELDS = [
   ['legal_name', 'Legal name', 'Company title (unvan) or full name'],
@@ -131,8 +139,8 @@ export function CreditNotes({ slug, version, orders }: { slug: string; version: 
             { header: 'Reason', cell: (n) => n.reason ?? '—' },
             { header: 'Amount', cell: (n) => money(n.amount, n.currency) },
             { header: 'Net + KDV', cell: (n) => taxSplit(n) },
-            { header: 'Payment order', cell: (n) => <code>{orders.get(n.payment_id) ?? n.payment_id}</code> },
-            { header: 'Issued', cell: (n) => when(n.created_at) },
+            { header: 'Payment order', cell: (n) => <code class="order-id">{orders.get(n.payment_id) ?? n.payment_id}</code> },
+            { header: 'Issued', cell: (n) => <Issued at={n.created_at} /> },
             {
               header: 'Document',
               cell: (n) => (
@@ -168,7 +176,7 @@ export function Invoices({ slug, version }: { slug: string; version: number }) {
             { header: 'Plan', cell: (i) => i.plan_name },
             { header: 'Amount', cell: (i) => money(i.total_amount, i.currency) },
             { header: 'Net + KDV', cell: (i) => taxSplit(i) },
-            { header: 'Issued', cell: (i) => when(i.created_at) },
+            { header: 'Issued', cell: (i) => <Issued at={i.created_at} /> },
             {
               header: 'Document',
               cell: (i) => (
@@ -193,12 +201,12 @@ export type Payment = PaymentsPage['results'][number];
 export function PaymentStatus({ p }: { p: Payment }) {
   return (
     <>
-      <Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{p.status}</Badge>
-      {p.failure_reason ? ` ${p.failure_reason}` : ''}
+      <Badge tone={p.status === 'success' ? 'ok' : p.status === 'failed' ? 'bad' : 'info'}>{codeName(p.status)}</Badge>
+      {p.failure_reason ? ` ${codeName(p.failure_reason)}` : ''}
       {p.refunded_amount > 0 && p.status !== 'refunded' ? (
         <>
           {' '}
-          <Badge tone="warn">refunded {money(p.refunded_amount, p.currency)}</Badge>
+          <Badge tone="warn">Refunded {money(p.refunded_amount, p.currency)}</Badge>
         </>
       ) : null}
     </>
@@ -215,12 +223,12 @@ export function Payments({ state }: { state: Loaded<PaymentsPage> }) {
           rows={rows}
           rowKey={byId}
           columns={[
-            { header: 'Order', cell: (p) => <code>{p.merchant_oid}</code> },
-            { header: 'Plan', cell: (p) => `${p.plan_slug} (${p.billing_interval})` },
-            { header: 'Kind', cell: (p) => p.kind },
+            { header: 'Order', cell: (p) => <code class="order-id">{p.merchant_oid}</code> },
+            { header: 'Plan', cell: (p) => `${codeName(p.plan_slug)}, ${p.billing_interval === 'year' ? 'yearly' : 'monthly'}` },
+            { header: 'Kind', cell: (p) => codeName(p.kind) },
             { header: 'Amount', cell: (p) => money(p.amount, p.currency) },
             { header: 'Status', cell: (p) => <PaymentStatus p={p} /> },
-            { header: 'Created', cell: (p) => when(p.created_at) },
+            { header: 'Created', cell: (p) => dateTime(p.created_at) },
           ]}
         />
       )}

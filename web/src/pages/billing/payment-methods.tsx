@@ -1,8 +1,9 @@
 /** Stored cards (contract 19.1, 19.8): brand, last four digits, expiry, the default; remove and make default. */
-import { api, type Answer, unwrap, when } from '../../api.js';
+import { api, type Answer, unwrap } from '../../api.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { byId, DataTable } from '../../components/data-table.js';
 import { ListOf } from '../../components/list-view.js';
+import { dateTime } from '../../format.js';
 import { Badge, ProblemView, useAction, useLoad } from '../../ui.js';
 
 type Method = Answer<'listPaymentMethods'>[number];
@@ -45,7 +46,7 @@ export function PaymentMethods({ slug, version, onChange }: { slug: string; vers
                 ),
               },
               { header: 'Expires', cell: expiry },
-              { header: 'Added', cell: (m) => when(m.created_at) },
+              { header: 'Added', cell: (m) => dateTime(m.created_at) },
               {
                 header: 'Actions',
                 cell: (m) => (

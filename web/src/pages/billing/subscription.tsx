@@ -1,11 +1,12 @@
 /**
  * The subscription card: plan, status, the limits with what the workspace uses of them (19.8; storage 25.3), cancel, and while the
- * subscription is past_due or suspended its dunning state with "Retry now" (19.3).
+ * subscription is past due or suspended its dunning state with "Retry now" (19.3). Statuses, plans and reasons by name.
  */
 import { useState } from 'preact/hooks';
-import { api, type Answer, money, unwrap, when } from '../../api.js';
+import { api, type Answer, money, unwrap } from '../../api.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { Card, Facts } from '../../components/facts.js';
+import { codeName, count, dateTime } from '../../format.js';
 import { Badge, type Loaded, ProblemView, Show, useAction, useLoad } from '../../ui.js';
 import { type Payment, PaymentStatus } from './documents.js';
 import { StorageUsage } from './storage.js';
@@ -13,15 +14,16 @@ import { StorageUsage } from './storage.js';
 export type SubscriptionAnswer = Answer<'getSubscription'>;
 type Subscription = NonNullable<SubscriptionAnswer['subscription']>;
 
-export const limit = (n: number) => (n === -1 ? 'unlimited' : String(n));
+export const limit = (n: number) => (n === -1 ? 'unlimited' : count(n));
+const INTERVALS = { month: 'monthly', year: 'yearly' } as const;
 
 /** "3 of 5" (a meter beside it), "3 (unlimited)"; at or over the cap a warning. */
 function Usage({ used, cap, what }: { used: number | undefined; cap: number; what: string }) {
   if (used === undefined) return <>{limit(cap)}</>;
-  if (cap === -1) return <>{used} used (unlimited)</>;
+  if (cap === -1) return <>{count(used)} used (unlimited)</>;
   return (
     <>
-      {used} of {cap} <meter min={0} max={Math.max(cap, 1)} value={used} aria-label={`${what} used of the plan's ${cap}`} />
+      {count(used)} of {count(cap)} <meter min={0} max={Math.max(cap, 1)} value={used} aria-label={`${what} used of the plan's ${cap}`} />
       {used >= cap ? (
         <>
           {' '}
@@ -60,8 +62,8 @@ function Dunning({ slug, subscription, onChange }: { slug: string; subscription:
       <Facts
         items={[
           ['Failed attempts', d ? String(d.attempts) : '—'],
-          ['Next retry', d?.next_retry_at ? when(d.next_retry_at) : 'no retry scheduled'],
-          ['Last failure', d?.last_failure_reason ?? '—'],
+          ['Next retry', d?.next_retry_at ? dateTime(d.next_retry_at) : 'no retry scheduled'],
+          ['Last failure', codeName(d?.last_failure_reason)],
         ]}
       />
       <div class="actions">
@@ -91,13 +93,14 @@ export function SubscriptionCard({ slug, sub, version, onChange }: { slug: strin
         <Card>
           {subscription ? (
             <p>
-              <strong>{subscription.plan_slug}</strong>{' '}
-              <Badge tone={subscription.status === 'active' || subscription.status === 'trialing' ? 'ok' : 'warn'}>{subscription.status}</Badge>{' '}
-              {subscription.billing_interval} · period ends {when(subscription.current_period_end)}
+              <strong>{codeName(subscription.plan_slug)}</strong>{' '}
+              <Badge tone={subscription.status === 'active' || subscription.status === 'trialing' ? 'ok' : 'warn'}>{codeName(subscription.status)}</Badge>{' '}
+              {subscription.status === 'trialing' ? 'trial' : INTERVALS[subscription.billing_interval]} ·{' '}
+              {subscription.status === 'trialing' ? 'ends' : 'period ends'} {dateTime(subscription.current_period_end)}
               {subscription.cancel_at_period_end ? (
                 <>
                   {' '}
-                  <Badge tone="warn">cancels at period end</Badge>
+                  <Badge tone="warn">Cancels at period end</Badge>
                 </>
               ) : null}
             </p>
@@ -110,7 +113,7 @@ export function SubscriptionCard({ slug, sub, version, onChange }: { slug: strin
               ['Members', <Usage used={usage.data?.members} cap={limits.max_users} what="Members" />],
               ['Projects', <Usage used={usage.data?.projects} cap={limits.max_projects} what="Projects" />],
               ['Storage', <StorageUsage maxGb={limits.max_storage_gb} used={limits.usage.storage_used_bytes} reserved={limits.usage.storage_reserved_bytes} />],
-              ['Custom properties', limits.features.custom_properties ? 'yes' : 'no'],
+              ['Custom properties', limits.features.custom_properties ? 'Included' : 'Not in this plan'],
             ]}
           />
           <ProblemView error={usage.error} />
@@ -119,9 +122,12 @@ export function SubscriptionCard({ slug, sub, version, onChange }: { slug: strin
           ) : null}
           {subscription && (subscription.status === 'active' || subscription.status === 'trialing' || subscription.status === 'past_due') ? (
             <div class="actions">
-              <button type="button" onClick={() => void cancel.run(false)} disabled={cancel.busy}>
-                Cancel at period end
-              </button>
+              {/* A past due period has ended already: only "now" makes sense; one set to cancel needs no second ask. */}
+              {subscription.cancel_at_period_end || subscription.status === 'past_due' ? null : (
+                <button type="button" onClick={() => void cancel.run(false)} disabled={cancel.busy}>
+                  Cancel at period end
+                </button>
+              )}
               <ConfirmButton question="Cancel the subscription now?" onConfirm={() => void cancel.run(true)} disabled={cancel.busy}>
                 Cancel now
               </ConfirmButton>

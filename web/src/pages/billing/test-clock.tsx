@@ -3,9 +3,10 @@
  * due meanwhile (renewals, retries, grace ends). The API answers 404 unless the provider is the sandbox: then nothing
  * shows.
  */
-import { api, ApiError, unwrap, when } from '../../api.js';
+import { api, ApiError, unwrap } from '../../api.js';
 import { ActionForm } from '../../components/action-form.js';
 import { Card, Facts } from '../../components/facts.js';
+import { dateTime, duration } from '../../format.js';
 import { errorsAt, Field, formValues, ProblemView, useAction, useLoad } from '../../ui.js';
 
 const HOUR = 3_600_000;
@@ -14,12 +15,6 @@ const HOUR = 3_600_000;
 function localInput(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
-}
-
-/** An offset as days and hours: "31 d 2 h". */
-function ahead(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  return h >= 24 ? `${Math.floor(h / 24)} d ${h % 24} h` : `${h} h`;
 }
 
 /**
@@ -51,8 +46,8 @@ export function TestClock({ slug, periodEnd, version, onAdvanced }: { slug: stri
         <Facts
           live
           items={[
-            ['Billing time', when(c.now)],
-            ['Ahead of real time', ahead(c.offset_seconds)],
+            ['Billing time', dateTime(c.now)],
+            ['Ahead of real time', c.offset_seconds > 0 ? duration(c.offset_seconds) : 'not ahead'],
           ]}
         />
         <ActionForm key={`${c.now}|${periodEnd ?? ''}`} class="inline" action={advance} submit="Advance" busyLabel="Advancing…" problem="outside">
