@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { inProcessBackend } from '../../src/cli/demo/demo.in-process.js';
 import { DEMO_ACCOUNT, DEMO_SLUG } from '../../src/cli/demo/demo.plan.js';
 import { runDemo } from '../../src/cli/demo/demo.runner.js';
+import { DUNNING_SUFFIX } from '../../src/cli/demo/demo.steps.js';
 import { loadConfig } from '../../src/config/config.js';
 import { expectAccessible, hasChromium, type Harness, startHarness } from './harness.js';
 
@@ -73,6 +74,11 @@ describe.skipIf(!hasChromium)('every page of the console with the demo data, at 
       ['sla-calendars', `${w}/sla/calendars`],
       ['sla-reports', `${w}/sla/reports`],
       ['billing', `${w}/billing`],
+      ['billing-payment-methods', `${w}/billing?tab=payment-methods`],
+      ['billing-documents', `${w}/billing?tab=documents`],
+      ['billing-profile', `${w}/billing?tab=profile`],
+      ['home-past-due', `${w}${DUNNING_SUFFIX}`],
+      ['billing-past-due', `${w}${DUNNING_SUFFIX}/billing`],
       ['members', `${w}/members`],
       ['timesheet', `${w}/timesheet`],
       ['webhooks', `${w}/webhooks`],
