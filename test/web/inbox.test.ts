@@ -22,7 +22,8 @@ describe.skipIf(!hasChromium)('notifications in the console (bell, inbox, watch,
   const HOUR = 3_600_000;
 
   const bell = (p: Page = h.page) => p.getByRole('link', { name: /^Notifications, \d+ unread$/ });
-  const bellCount = async (p: Page = h.page) => Number(/(\d+) unread/.exec((await bell(p).getAttribute('aria-label')) ?? '')?.[1] ?? NaN);
+  // The bell's name is its content ("Notifications, 3 unread"): the visible count is part of it.
+  const bellCount = async (p: Page = h.page) => Number(/(\d+) unread/.exec(((await bell(p).textContent()) ?? '').replace(/\s+/g, ' '))?.[1] ?? NaN);
   const items = () => h.page.getByRole('list', { name: 'Notifications' }).getByRole('listitem');
   const item = (text: string | RegExp) => items().filter({ hasText: text });
   const unread = async () => (await h.ctx.api.get('/api/users/me/notifications/unread-count/', { token: h.token })).body.unread as number;

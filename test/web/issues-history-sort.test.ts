@@ -41,14 +41,15 @@ describe.skipIf(!hasChromium)('issue list sorting and the issue history in Chrom
     await page.goto(h.app(`/w/${h.slug}/p/${projectId}/issues`));
     await page.getByRole('link', { name: 'Alpha' }).waitFor();
     expect(await names()).toEqual(['Charlie', 'Bravo', 'Alpha']); // default: newest first
-    expect(await page.getByRole('columnheader', { name: '#' }).getAttribute('aria-sort')).toBe('descending');
+    // The first column holds the selection checkbox and the key (SD-3): the default sort, newest first.
+    expect(await page.locator('thead th').first().getAttribute('aria-sort')).toBe('descending');
 
     await page.getByLabel('Sort by').selectOption('name');
     await page.waitForURL(/order_by=-name/);
     await page.getByLabel('Order').selectOption('asc');
     await page.waitForURL(/order_by=name/);
     await expect.poll(names).toEqual(['Alpha', 'Bravo', 'Charlie']);
-    expect(await page.getByRole('columnheader', { name: 'Name' }).getAttribute('aria-sort')).toBe('ascending');
+    expect(await page.getByRole('columnheader', { name: 'Title' }).getAttribute('aria-sort')).toBe('ascending');
 
     await page.getByLabel('Sort by').selectOption('priority');
     await expect.poll(names).toEqual(['Bravo', 'Charlie', 'Alpha']); // urgent first
