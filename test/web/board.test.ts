@@ -212,12 +212,12 @@ describe.skipIf(!hasChromium)('the board and the issue list in Chromium', () => 
     const current = () => page.locator('tbody tr[aria-current=true] td:nth-child(2)').textContent();
     const all = await names();
     await page.keyboard.press('j');
-    expect(await current()).toBe(all[0]);
+    await expect.poll(current).toBe(all[0]);
     await page.keyboard.press('j');
     await page.keyboard.press('j');
-    expect(await current()).toBe(all[2]);
+    await expect.poll(current).toBe(all[2]);
     await page.keyboard.press('k');
-    expect(await current()).toBe(all[1]);
+    await expect.poll(current).toBe(all[1]);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(all[1]);
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
     await expectAccessible(page, 'issue list with a current row');
