@@ -25,7 +25,7 @@ import pg from 'pg';
 import { type DatabaseHandle, openPglite, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { searchRepository } from '../src/modules/search/search.repository.js';
-import { parseSearchQuery, tsqueryText, anyWordText } from '../src/modules/search/search.rules.js';
+import { anyWordText, parseSearchQuery, prefixWord, tsqueryText } from '../src/modules/search/search.rules.js';
 import { workItemsRepository } from '../src/modules/work-items/work-items.repository.js';
 import { startServer } from './bench-server.js';
 import { type Query, rawKysely } from './raw.js';
@@ -252,8 +252,9 @@ async function rawSearch(database: DatabaseHandle, workspaceId: string, queries:
     const start = performance.now();
     const parsed = parseSearchQuery(q);
     const language = await repo.workspaceLanguage(database.db, workspaceId);
-    const text = tsqueryText(parsed);
-    const { rows } = await repo.search(database.db, { workspaceId, language, text, keyIds: [], filter: {}, offset: 0, limit: 20 });
+    const prefix = prefixWord(parsed);
+    const text = tsqueryText(parsed, prefix === null ? [] : await repo.completions(database.db, workspaceId, prefix));
+    const { rows } = await repo.search(database.db, { workspaceId, text, keyIds: [], filter: {}, offset: 0, limit: 20 });
     const ids = rows.map((r) => r.id);
     await Promise.all([
       items.issueCards(database.db, workspaceId, ids),

@@ -30417,7 +30417,7 @@ export interface operations {
                 priority?: string | string[];
                 /** @description UUID v7 identifier */
                 project_id?: string;
-                /** @description 1..200 characters after trimming. Words are ANDed; "quoted phrase"; `or` between terms; `-word` excludes; the last word also matches as a prefix (from 3 letters). Case and accents do not matter (Turkish letters included). An issue key (`WEB-12`) or `#12` with `project_id` puts that issue first. At most 24 words. */
+                /** @description 1..200 characters after trimming. Words are ANDed; "quoted phrase"; `or` between terms; `-word` excludes; the last word also matches as a prefix (from 3 letters) of the words of the workspace's issue names and descriptions. Case and accents do not matter (Turkish letters included). An issue key (`WEB-12`) or `#12` with `project_id` puts that issue first. At most 24 words. */
                 q: string;
                 /** @description Issues in any of these state groups */
                 state_group?: string | string[];
@@ -30528,7 +30528,7 @@ export interface operations {
                             };
                             /** @description Where the words were found */
                             matched_in: ("key" | "name" | "description" | "comment" | "custom_value")[];
-                            /** @description Relevance (higher first); word similarity for fuzzy results */
+                            /** @description The best field holding the query: 1 name, 0.4 description, 0.2 comment or custom value; plus 1 when named by key */
                             score: number;
                             snippet: {
                                 /**

@@ -229,7 +229,6 @@ describe('cli demo, in process', () => {
       const text = tsqueryText(parseSearchQuery(q));
       const found = await searchRepository().search(ctx().database.db, {
         workspaceId: demo.id,
-        language: 'english',
         text,
         keyIds: [],
         filter: {},

@@ -50,7 +50,6 @@ describe('migration 1092 on data written before it', () => {
   const search = async (q: string) => {
     const { rows } = await searchRepository().search(handle.db, {
       workspaceId: workspace,
-      language: 'english',
       text: tsqueryText(parseSearchQuery(q)),
       keyIds: [],
       filter: {},
@@ -74,5 +73,11 @@ describe('migration 1092 on data written before it', () => {
     expect(ws.rows).toEqual([{ search_language: 'english', search_language_built: 'english' }]);
     const words = await sql<{ word: string }>`SELECT word FROM search_words WHERE workspace_id = ${workspace} ORDER BY word`.execute(handle.db);
     expect(words.rows.map((r) => r.word)).toEqual(expect.arrayContaining(['odeme', 'deployment', 'pipeline']));
+  });
+
+  it('knows the words of the names and descriptions for the type-ahead (migration 1099)', async () => {
+    expect(await searchRepository().completions(handle.db, workspace, 'Öde')).toEqual(['odeme']);
+    expect(await searchRepository().completions(handle.db, workspace, 'istan')).toEqual(['istanbul']);
+    expect(await searchRepository().completions(handle.db, workspace, 'pipe')).toEqual(['pipeline']);
   });
 });

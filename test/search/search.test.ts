@@ -71,6 +71,35 @@ describe('search', () => {
     expect(odeme.highlights.map(([a, b]: [number, number]) => odeme.text.slice(a, b))).toEqual(['Ödeme']);
   });
 
+  it('ranks by the field that holds the query, then the most recently updated; completes the last word from names and descriptions', async () => {
+    const { api, ws, project, search, names } = await setup();
+    const older = await createIssue(api, ws, project.id, { name: 'Invoice export broken' });
+    ctx().clock.advance(1000);
+    await createIssue(api, ws, project.id, { name: 'Totals', description: 'The invoice totals are off.' });
+    ctx().clock.advance(1000);
+    const newer = await createIssue(api, ws, project.id, { name: 'Invoice reminder' });
+    // Both names hold the word: the one updated last comes first; a PATCH of the older one turns the order round.
+    expect(names(await search('invoice'))).toEqual(['Invoice reminder', 'Invoice export broken', 'Totals']);
+    ctx().clock.advance(60_000);
+    const patch = await api.patch(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${older.id}/`, { priority: 'high' }, { token: ws.admin.token });
+    expect(patch.status, patch.text).toBe(200);
+    const res = await search('invoice');
+    expect(names(res)).toEqual(['Invoice export broken', 'Invoice reminder', 'Totals']);
+    expect(res.body.results.map((r: { score: number }) => r.score)).toEqual([1, 1, 0.4]);
+
+    // Type-ahead: "remin" is completed to the names' and descriptions' words ("reminder", "remind..."), "tot" too.
+    expect(names(await search('remin'))).toEqual(['Invoice reminder']);
+    expect(names(await search('invoice tot'))).toEqual(['Totals']);
+    // A word only a comment holds is found when typed whole, and its stem finds its other forms.
+    await api.post(
+      `/api/workspaces/${ws.slug}/projects/${project.id}/issues/${newer.id}/comments/`,
+      { body: 'Escalated by the customer' },
+      { token: ws.admin.token },
+    );
+    expect(names(await search('escalated'))).toEqual(['Invoice reminder']);
+    expect(names(await search('escalating'))).toEqual(['Invoice reminder']);
+  });
+
   it('takes websearch syntax: phrases, or, exclusions', async () => {
     const { api, ws, project, search, names } = await setup();
     await createIssue(api, ws, project.id, { name: 'login page broken' });

@@ -24,17 +24,47 @@ export interface RankedIssue {
   score: number;
 }
 
-/** The weights of ts_rank for D, C, B, A: comments and custom values (C), description (B), key and name (A). */
-const WEIGHTS = '{0.05,0.2,0.4,1.0}';
+/**
+ * The score of each field (contract 23.1's ranking: the name over the description over comments and custom values):
+ * an issue scores by the best field that holds the whole query, and issues of one score are ordered by `updated_at`.
+ */
+export const SCORES = { name: 1, description: 0.4, part: 0.2 } as const;
 
 /**
- * The query in a workspace's language: its stemmed lexemes or those as written (migration 1092's documents hold both),
- * so that a stemmed match never hides an exact one, and a document not yet rebuilt in a new language still matches.
+ * Any reading of the words, stemmed or as written (migration 1092's documents hold both): what the snippets highlight
+ * and similar issues compare.
  */
 const tsquery = (language: string, text: string) =>
   language === 'simple'
     ? sql`to_tsquery('wis_simple'::regconfig, ${text})`
     : sql`(to_tsquery(${`wis_${language}`}::regconfig, ${text}) || to_tsquery('wis_simple'::regconfig, ${text}))`;
+
+/**
+ * The query in a workspace's language (contract 23.1), as a tsquery. Every document holds the stemmed lexemes of its
+ * words and the words as written (migration 1092), and a word as written is found wherever its stem is: the stemmed
+ * query alone finds every match, with a third of the index entries to intersect. The words as written are searched
+ * instead when stemming leaves nothing (stop words alone: "the who"), and beside the stemmed ones while the
+ * workspace's documents are rebuilt in a new language (a document not yet rebuilt holds its old stems).
+ */
+const matchQuery = (workspaceId: string, text: string) => sql`(
+  SELECT CASE WHEN w.search_language = 'simple' THEN s
+              WHEN w.search_language <> w.search_language_built THEN e || s
+              WHEN numnode(e) > 0 THEN e ELSE s END
+  FROM workspaces w
+  CROSS JOIN LATERAL to_tsquery(('wis_' || w.search_language)::regconfig, ${text}) e
+  CROSS JOIN to_tsquery('wis_simple'::regconfig, ${text}) s
+  WHERE w.id = ${workspaceId}::uuid)`;
+
+/** The query restricted to names (weight A): each lexeme of the tsquery's text marked `:A`. */
+export function nameQueryText(query: string): string {
+  return query.replace(/'((?:[^']|'')*)'(?::([*A-D]+))?/g, (_, lexeme: string, flags = '') => `'${lexeme}':${flags.replace(/[A-D]/g, '')}A`);
+}
+
+/** The query resolved for a workspace: the tsquery searched, and the same restricted to names (the name's score). */
+export interface ResolvedQuery {
+  query: string;
+  nameQuery: string;
+}
 
 function conditions(filter: SearchFilter): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [];
@@ -50,72 +80,94 @@ function conditions(filter: SearchFilter): RawBuilder<unknown>[] {
   return where;
 }
 
-/** An issue's rank: the best of its own document's and its comments' and values' (which weigh C). */
-const rankOf = (workspaceId: string, issueId: RawBuilder<unknown>, query: RawBuilder<unknown>) => sql`greatest(
-  coalesce((SELECT ts_rank(${WEIGHTS}::real[], s.document, ${query}) FROM issue_search s WHERE s.workspace_id = ${workspaceId}::uuid AND s.issue_id = ${issueId}), 0),
-  coalesce((SELECT max(ts_rank(${WEIGHTS}::real[], p.document, ${query})) FROM issue_search_parts p
-            WHERE p.workspace_id = ${workspaceId}::uuid AND p.issue_id = ${issueId} AND p.document @@ ${query}), 0))`;
-
 const and = (parts: RawBuilder<unknown>[]) => (parts.length ? sql` AND ${sql.join(parts, sql` AND `)}` : sql``);
 
 /**
- * The ranked matches (see `search`), in three statements whose plans the planner makes with every value known:
- * 1. the issues whose own document matches, newest first through (workspace_id, created_at): a common word walks the
- *    newest issues and stops after 1,001 matches, a rare one is found through the GIN index and sorted;
- * 2. the issues with a matching comment or value, newest first, no older than the 1,001st of (1) when (1) filled
- *    its window (the newest 1,001 of the union cannot be older): exact, and as short a span as (1)'s;
- * 3. the newest 1,001 of both (and the issues named by key), ranked, the page cut out and the total counted.
+ * The newest matches of a query among a table's documents (`issue_search`, or `issue_search_parts`: several rows per
+ * issue), newest issue first, at most `limit` rows. Planned with its values: a common word
+ * walks the newest documents through (workspace_id, created_at) and stops after `limit` matches, a rare one is found
+ * through the GIN index (the tsquery is a constant the planner sees, with the lexemes' statistics).
+ */
+async function newestMatches(
+  tx: Executor,
+  table: 'issue_search' | 'issue_search_parts',
+  input: { workspaceId: string; query: string; nameQuery: string; filters: RawBuilder<unknown>[]; limit: number },
+) {
+  const ws = input.workspaceId;
+  const filterOn = input.filters.length
+    ? sql`AND EXISTS (SELECT 1 FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = d.issue_id ${and(input.filters)})`
+    : sql``;
+  const inName = table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`;
+  const rows = await sql<{ issue_id: string; created_at: Date; in_name: boolean }>`
+    SELECT d.issue_id, d.created_at, ${inName} AS in_name FROM ${sql.table(table)} d
+    WHERE d.workspace_id = ${ws}::uuid AND d.document @@ ${input.query}::tsquery ${filterOn}
+    ORDER BY d.created_at DESC LIMIT ${input.limit} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
+  return rows.rows;
+}
+
+interface Candidate {
+  created: number;
+  score: number;
+}
+
+/**
+ * The ranked matches (see `search`):
+ * 1. the newest 1,001 issues whose own document matches (`newestMatches`), each with its score (the name holds the
+ *    query, or the description does);
+ * 2. when (1) found fewer, the issues with a matching comment or value, newest first, scored as comments (when (1)
+ *    found 1,001, the total is capped and issues matched by a comment alone could only rank after its 1,001);
+ * 3. the newest 1,001 of both are the matches: the total; the page is cut out of them by score, then `updated_at`,
+ *    read only for the scores the page reaches. The issues named by key come first when they pass the filters.
  */
 async function rankedMatches(
   tx: Executor,
-  input: { workspaceId: string; language: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number },
+  input: { workspaceId: string; resolved: ResolvedQuery | null; keyIds: string[]; filter: SearchFilter; offset: number; limit: number },
 ) {
   const ws = input.workspaceId;
   const filters = conditions(input.filter);
-  const filterOn = (column: RawBuilder<unknown>) =>
-    filters.length ? sql`AND EXISTS (SELECT 1 FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = ${column} ${and(filters)})` : sql``;
-  const query = tsquery(input.language, input.text);
-  const newest = new Map<string, number>();
-  if (input.text !== '') {
-    const own = await sql<{ issue_id: string; created_at: Date }>`
-      SELECT s.issue_id, s.created_at FROM issue_search s
-      WHERE s.workspace_id = ${ws}::uuid AND s.document @@ ${query} ${filterOn(sql`s.issue_id`)}
-      ORDER BY s.created_at DESC LIMIT ${RANKED + 1} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
-    const since = own.rows.length > RANKED ? own.rows[RANKED]!.created_at : null;
-    const parts = await sql<{ issue_id: string; created_at: Date }>`
-      SELECT p.issue_id, max(p.created_at) AS created_at FROM issue_search_parts p
-      WHERE p.workspace_id = ${ws}::uuid AND p.document @@ ${query} ${filterOn(sql`p.issue_id`)}
-        ${since ? sql`AND p.created_at >= ${since}` : sql``}
-      GROUP BY p.issue_id ORDER BY 2 DESC LIMIT ${RANKED + 1} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
-    for (const row of [...own.rows, ...parts.rows]) newest.set(row.issue_id, Math.max(newest.get(row.issue_id) ?? 0, row.created_at.getTime()));
+  const candidates = new Map<string, Candidate>();
+  if (input.resolved) {
+    const { query, nameQuery } = input.resolved;
+    const own = await newestMatches(tx, 'issue_search', { workspaceId: ws, query, nameQuery, filters, limit: RANKED + 1 });
+    for (const row of own) candidates.set(row.issue_id, { created: row.created_at.getTime(), score: row.in_name ? SCORES.name : SCORES.description });
+    // When 1,001 issues match by their own words, the total is capped, and the page holds none that only a comment or
+    // value matches (those score lowest): the comments are not looked at. Otherwise all of them count.
+    if (own.length <= RANKED) {
+      // Parts are rows, several per issue: more rows are read until enough issues are found or none is left.
+      for (let limit = 2 * (RANKED + 1); ; limit *= 4) {
+        const parts = await newestMatches(tx, 'issue_search_parts', { workspaceId: ws, query, nameQuery, filters, limit });
+        const issues = new Set([...candidates.keys(), ...parts.map((p) => p.issue_id)]);
+        if (parts.length === limit && issues.size <= RANKED) continue;
+        for (const row of parts) if (!candidates.has(row.issue_id)) candidates.set(row.issue_id, { created: row.created_at.getTime(), score: SCORES.part });
+        break;
+      }
+    }
   }
-  for (const id of input.keyIds) newest.delete(id);
-  const matched = [...newest]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1))
-    .slice(0, RANKED + 1)
-    .map(([id]) => id);
+  for (const id of input.keyIds) candidates.delete(id);
+  const matched = [...candidates].sort((a, b) => b[1].created - a[1].created || (a[0] < b[0] ? 1 : -1)).slice(0, RANKED + 1);
   if (matched.length === 0 && input.keyIds.length === 0) return { rows: [] as RankedIssue[], found: 0 };
-  const score = input.text === '' ? sql`0::real` : rankOf(ws, sql`i.id`, query);
-  const rows = await sql<RankedIssue & { found: number }>`
-    SELECT i.id, i.id = ANY(${input.keyIds}::uuid[]) AS by_key, ${score} AS score, count(*) OVER ()::int AS found
+
+  // Only the scores the page reaches need `updated_at`: the best score's issues, then the next, until the page is full.
+  const byScore = [SCORES.name, SCORES.description, SCORES.part].map((score) => matched.filter(([, c]) => c.score === score));
+  const needed: string[] = [];
+  for (const group of byScore) {
+    if (needed.length >= input.offset + input.limit) break;
+    needed.push(...group.map(([id]) => id));
+  }
+  const rows = await sql<{ id: string; updated_at: Date; by_key: boolean }>`
+    SELECT i.id, i.updated_at, i.id = ANY(${input.keyIds}::uuid[]) AS by_key
     FROM issues i
     WHERE i.workspace_id = ${ws}::uuid
-      AND (i.id = ANY(${matched}::uuid[]) OR (i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}))
-    ORDER BY 2 DESC, 3 DESC, i.updated_at DESC, i.id DESC
-    OFFSET ${input.offset} LIMIT ${input.limit}`.execute(tx);
-  // Past the last page no row says how many matched: the matches and the keyed issues that pass the filters.
-  let found = rows.rows[0]?.found;
-  if (found === undefined) {
-    const keyed = input.keyIds.length
-      ? (
-          await sql<{
-            n: number;
-          }>`SELECT count(*)::int AS n FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}`.execute(tx)
-        ).rows[0]!.n
-      : 0;
-    found = matched.length + keyed;
-  }
-  return { rows: rows.rows.map(({ id, by_key, score }) => ({ id, by_key, score: Number(score) })), found };
+      AND (i.id = ANY(${needed}::uuid[]) OR (i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}))`.execute(tx);
+  const score = new Map(matched.map(([id, c]) => [id, c.score]));
+  const ranked = rows.rows
+    .map((r) => ({ id: r.id, by_key: r.by_key, score: r.by_key ? 0 : (score.get(r.id) ?? 0), updated: r.updated_at.getTime() }))
+    .sort((a, b) => Number(b.by_key) - Number(a.by_key) || b.score - a.score || b.updated - a.updated || (a.id < b.id ? 1 : -1));
+  const keyed = ranked.filter((r) => r.by_key).length;
+  return {
+    rows: ranked.slice(input.offset, input.offset + input.limit).map(({ id, by_key, score }) => ({ id, by_key, score })),
+    found: matched.length + keyed,
+  };
 }
 
 export function searchRepository() {
@@ -139,32 +191,56 @@ export function searchRepository() {
     },
 
     /**
-     * The matches of a query in a workspace, ranked: the issues named by key first, then by rank (weights: name, then
-     * description, then comments and custom values), then the most recently updated. At most 1,001 matches are found
-     * (the newest, when more match), so the total is exact up to 1,000; a page is cut out of the ranked matches.
+     * The words of the workspace's issue names and descriptions that begin with `prefix` (folded: migration 1099's
+     * `search_terms`), at most 64, shortest first: the type-ahead's completions.
      */
-    async search(
-      tx: Executor,
-      input: { workspaceId: string; language: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number },
-    ) {
-      return rankedMatches(tx, input);
+    async completions(tx: Executor, workspaceId: string, prefix: string) {
+      const rows = await sql<{ word: string }>`
+        SELECT t.word FROM search_terms t, (SELECT search_fold(${prefix}) COLLATE "C" AS p) f
+        WHERE t.workspace_id = ${workspaceId}::uuid AND t.word >= f.p AND t.word < f.p || chr(1114111)
+        ORDER BY length(t.word), t.word LIMIT 64`.execute(tx);
+      return rows.rows.map((r) => r.word);
+    },
+
+    /** The query of `text` (to_tsquery's syntax) in the workspace's language; null when it holds no lexeme. */
+    async resolveQuery(tx: Executor, workspaceId: string, text: string): Promise<ResolvedQuery | null> {
+      if (text === '') return null;
+      const row = (await sql<{ query: string | null }>`SELECT ${matchQuery(workspaceId, text)}::text AS query`.execute(tx)).rows[0];
+      return row?.query ? { query: row.query, nameQuery: nameQueryText(row.query) } : null;
+    },
+
+    /**
+     * The matches of a query in a workspace, ranked: the issues named by key first, then by score (the name holds the
+     * query, then the description, then a comment or a custom value), then the most recently updated. At most 1,001
+     * matches are found (the newest, when more match), so the total is exact up to 1,000; a page is cut out of them.
+     */
+    async search(tx: Executor, input: { workspaceId: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number }) {
+      const resolved = await this.resolveQuery(tx, input.workspaceId, input.text);
+      return rankedMatches(tx, { ...input, resolved });
     },
 
     /** `q` on the issue list (contract 23.2): the issue's words, a comment's or a value's match, or the query names it by key. */
-    listCondition(workspaceId: string, language: string, text: string, keyIds: string[]) {
-      const matches =
-        text === ''
-          ? sql`false`
-          : sql`i.id IN (SELECT s.issue_id FROM issue_search s WHERE s.workspace_id = ${workspaceId}::uuid AND s.document @@ ${tsquery(language, text)}
-                         UNION
-                         SELECT p.issue_id FROM issue_search_parts p WHERE p.workspace_id = ${workspaceId}::uuid AND p.document @@ ${tsquery(language, text)})`;
+    listCondition(workspaceId: string, resolved: ResolvedQuery | null, keyIds: string[]) {
+      const matches = resolved
+        ? sql`i.id IN (SELECT s.issue_id FROM issue_search s WHERE s.workspace_id = ${workspaceId}::uuid AND s.document @@ ${resolved.query}::tsquery
+                       UNION
+                       SELECT p.issue_id FROM issue_search_parts p WHERE p.workspace_id = ${workspaceId}::uuid AND p.document @@ ${resolved.query}::tsquery)`
+        : sql`false`;
       return sql<boolean>`(${matches} OR i.id = ANY(${keyIds}::uuid[]))`;
     },
 
-    /** The list's `relevance` sort: ascending puts the issue named by key first, then the best ranked. */
-    relevance(workspaceId: string, language: string, text: string, keyIds: string[]) {
-      const rank = text === '' ? sql`0` : rankOf(workspaceId, sql`i.id`, tsquery(language, text));
-      return sql<number>`-(CASE WHEN i.id = ANY(${keyIds}::uuid[]) THEN 1000 ELSE 0 END + ${rank})`;
+    /** The list's `relevance` sort: ascending puts the issue named by key first, then the best score (as `search`). */
+    relevance(workspaceId: string, resolved: ResolvedQuery | null, keyIds: string[]) {
+      const own = (query: string) =>
+        sql`EXISTS (SELECT 1 FROM issue_search s WHERE s.workspace_id = ${workspaceId}::uuid AND s.issue_id = i.id AND s.document @@ ${query}::tsquery)`;
+      const score = resolved
+        ? sql`CASE WHEN ${own(resolved.nameQuery)} THEN ${sql.lit(SCORES.name)}
+                   WHEN ${own(resolved.query)} THEN ${sql.lit(SCORES.description)}
+                   WHEN EXISTS (SELECT 1 FROM issue_search_parts p WHERE p.workspace_id = ${workspaceId}::uuid AND p.issue_id = i.id
+                                  AND p.document @@ ${resolved.query}::tsquery) THEN ${sql.lit(SCORES.part)}
+                   ELSE 0 END`
+        : sql`0`;
+      return sql<number>`-(CASE WHEN i.id = ANY(${keyIds}::uuid[]) THEN 1000 ELSE 0 END + ${score})`;
     },
 
     /**

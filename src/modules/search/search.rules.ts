@@ -113,15 +113,30 @@ export function parseSearchQuery(raw: string, path = '/querystring/q'): SearchQu
 /** Words carry only letters, digits and marks: quoted for to_tsquery, they need no escaping. */
 const lexeme = (word: string, prefix: boolean) => `'${word}'${prefix ? ':*' : ''}`;
 
-function atomText(atom: SearchAtom): string {
-  const words = atom.words.map((w, i) => lexeme(w, atom.prefix && i === atom.words.length - 1));
+/** The word the type-ahead completes (the query's last plain word, 3 letters or more), if any. */
+export function prefixWord(query: SearchQuery): string | null {
+  return query.clauses.flat().find((atom) => atom.prefix)?.words[0] ?? null;
+}
+
+function atomText(atom: SearchAtom, completions: string[] | undefined): string {
+  const words = atom.words.map((w, i) => {
+    if (!atom.prefix || i !== atom.words.length - 1) return lexeme(w, false);
+    if (!completions) return lexeme(w, true);
+    // The word as typed, and the workspace's words that begin with it (`completions`, letters and digits only).
+    const choices = [...new Set([w, ...completions.filter((c) => !NOT_WORD.test(c))])].map((c) => lexeme(c, false));
+    return choices.length === 1 ? choices[0]! : `(${choices.join(' | ')})`;
+  });
   const text = words.length === 1 ? words[0]! : `(${words.join(' <-> ')})`;
   return atom.negated ? `!${text}` : text;
 }
 
-/** The query in to_tsquery's syntax; empty when only keys were named. */
-export function tsqueryText(query: SearchQuery): string {
-  return query.clauses.map((clause) => (clause.length === 1 ? atomText(clause[0]!) : `(${clause.map(atomText).join(' | ')})`)).join(' & ');
+/**
+ * The query in to_tsquery's syntax; empty when only keys were named. With `completions`, the type-ahead's word is
+ * that word or one of them (the search); without, a prefix (`'depl':*`, what the snippets highlight).
+ */
+export function tsqueryText(query: SearchQuery, completions?: string[]): string {
+  const text = (atom: SearchAtom) => atomText(atom, completions);
+  return query.clauses.map((clause) => (clause.length === 1 ? text(clause[0]!) : `(${clause.map(text).join(' | ')})`)).join(' & ');
 }
 
 /** Any of the query's wanted words, for telling where they were found and what to highlight. */

@@ -11,6 +11,8 @@ import {
   fuzzyText,
   parseSearchQuery,
   plainWords,
+  prefixWord,
+  type SearchQuery,
   type Snippet,
   type SnippetField,
   snippetFromHeadline,
@@ -39,21 +41,26 @@ interface SearchInput {
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export function createSearchService({ db, repo, clock, identity, workItems }: SearchDeps) {
+  /** The query's text as searched: the type-ahead's word completed to the workspace's words that begin with it. */
+  async function searchText(tx: Executor, workspaceId: string, query: SearchQuery) {
+    const prefix = prefixWord(query);
+    return tsqueryText(query, prefix === null ? [] : await repo.completions(tx, workspaceId, prefix));
+  }
+
   /** The list's `q` (a string, or repeated: its values joined), parsed, with the issues it names by key. */
   async function listQuery(tx: Executor, workspaceId: string, projectId: string | null, raw: unknown) {
     if (raw === undefined || raw === '') return null;
     const query = parseSearchQuery(Array.isArray(raw) ? raw.map(String).join(' ') : String(raw));
-    const language = await repo.workspaceLanguage(tx, workspaceId);
     const numbers = projectId === null ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
     const keyIds = await repo.issuesByKey(tx, workspaceId, query.keys, numbers);
-    return { language, text: tsqueryText(query), keyIds };
+    return { resolved: await repo.resolveQuery(tx, workspaceId, await searchText(tx, workspaceId, query)), keyIds };
   }
 
   /** `q` on the issue lists (contract 23.2): the issues matching it. */
   const issueFilter: IssueFilterProvider = async ({ tx, workspaceId, projectId, query }) => {
     const parsed = await listQuery(tx, workspaceId, projectId, query.q);
     if (!parsed) return [];
-    const condition = repo.listCondition(workspaceId, parsed.language, parsed.text, parsed.keyIds);
+    const condition = repo.listCondition(workspaceId, parsed.resolved, parsed.keyIds);
     return [() => condition];
   };
 
@@ -62,7 +69,7 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
     if (key !== 'relevance') return null;
     const parsed = await listQuery(tx, workspaceId, projectId, query.q);
     if (!parsed) throw invalid('/querystring/order_by', 'relevance needs q');
-    const rank = repo.relevance(workspaceId, parsed.language, parsed.text, parsed.keyIds);
+    const rank = repo.relevance(workspaceId, parsed.resolved, parsed.keyIds);
     return () => rank;
   };
 
@@ -116,8 +123,8 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       const language = await repo.workspaceLanguage(db, ws.workspaceId);
       const numbers = projectId === undefined ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
       const keyIds = await repo.issuesByKey(db, ws.workspaceId, query.keys, numbers);
-      const text = tsqueryText(query);
-      const first = await repo.search(db, { workspaceId: ws.workspaceId, language, text, keyIds, filter, offset: page.offset, limit: page.per_page });
+      const text = await searchText(db, ws.workspaceId, query);
+      const first = await repo.search(db, { workspaceId: ws.workspaceId, text, keyIds, filter, offset: page.offset, limit: page.per_page });
       if (first.found > 0 || text === '')
         return { ...(await resultsOf(ws.workspaceId, language, first, anyWordText(query))), ...totals(first.found, page), fuzzy: false };
 
@@ -127,7 +134,6 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       if (fuzzy.text === '') return { results: [], ...totals(0, page), fuzzy: true };
       const found = await repo.search(db, {
         workspaceId: ws.workspaceId,
-        language,
         text: fuzzy.text,
         keyIds: [],
         filter,
