@@ -413,7 +413,9 @@ describe.runIf(process.env.RUN_DB_OPS_TEST === '1')('the embedded database when 
           await sleep(20);
         }
       })();
-      await sleep(1_500);
+      // Killed while writing, once more than 10 writes were acknowledged (a fixed 1.5 s saw exactly 10 on a loaded CI
+      // machine, where the first creates after a start are slow).
+      await expect.poll(() => acknowledged.length, { timeout: 30_000, interval: 20 }).toBeGreaterThan(10);
       first.child.kill('SIGKILL');
       await first.exited;
       writing = false;
