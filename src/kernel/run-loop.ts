@@ -1,7 +1,9 @@
 /**
  * The runs of a background worker in one process (the webhook and mail workers): one at a time (`serial`), and
- * `wake()` after a commit that gave it work: a run 20 ms later and a second 250 ms later (for a slow commit). Wakes
- * coalesce, so a burst of commits costs two runs, not one per commit. `close()` stops new runs and waits for the one
+ * `wake()` after a commit that gave it work: a run 20 ms later, a second 250 ms later and a third 1.5 s later (for a
+ * slow commit: the wake comes from inside the transaction, and a loaded machine was seen committing more than 250 ms
+ * after it). Wakes coalesce, so a burst of commits costs three runs, not one per commit; the periodic job stays the
+ * fallback. `close()` stops new runs and waits for the one
  * in flight.
  */
 export function createRunLoop(runOnce: () => Promise<unknown>, onError: (err: unknown) => void) {
@@ -23,7 +25,7 @@ export function createRunLoop(runOnce: () => Promise<unknown>, onError: (err: un
       return closed;
     },
     wake() {
-      for (const delay of [20, 250] as const) {
+      for (const delay of [20, 250, 1500] as const) {
         if (closed || pending.has(delay)) continue;
         pending.add(delay);
         const timer = setTimeout(() => {

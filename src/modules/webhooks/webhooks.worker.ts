@@ -212,8 +212,8 @@ export function createWorker({ db, repo, clock, sender, config, wallClock = () =
       }),
 
     /**
-     * Asks for a run soon, after the commit that created deliveries: one run 20 ms later and a second 250 ms later
-     * (for a slow commit). Wakes coalesce, so a burst of commits costs two runs, not one per commit.
+     * Asks for a run soon, after the commit that created deliveries: runs 20 ms, 250 ms and 1.5 s later (for a slow
+     * commit). Wakes coalesce, so a burst of commits costs three runs, not one per commit.
      */
     wake() {
       loop.wake();
