@@ -86,6 +86,8 @@ export async function startHarness(prefix: string, overrides: ConfigOverrides = 
         await p.locator('main h1').waitFor();
         await p.waitForLoadState('networkidle');
         if (ready) await ready(p);
+        // Network idle is not rendered: on a loaded machine the last answer's render can follow it.
+        await p.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 15_000 }).catch(() => undefined);
         expect(await p.locator('.loading').count(), `${name}: still loading`).toBe(0);
         const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         expect(overflow, `${name}: sideways scrolling`).toBeLessThanOrEqual(0);
