@@ -47,8 +47,22 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
     return tsqueryText(query, prefix === null ? [] : await repo.completions(tx, workspaceId, prefix));
   }
 
-  /** The list's `q` (a string, or repeated: its values joined), parsed, with the issues it names by key. */
-  async function listQuery(tx: Executor, workspaceId: string, projectId: string | null, raw: unknown) {
+  /**
+   * The list's `q` (a string, or repeated: its values joined), parsed, with the issues it names by key. The filter and
+   * the relevance sort of one request see the same query record: its preparation (keys, completions, the language's
+   * query) runs once for both.
+   */
+  const preparedLists = new WeakMap<Record<string, unknown>, ReturnType<typeof prepareListQuery>>();
+  function listQuery(tx: Executor, workspaceId: string, projectId: string | null, query: Record<string, unknown>) {
+    let prepared = preparedLists.get(query);
+    if (!prepared) {
+      prepared = prepareListQuery(tx, workspaceId, projectId, query.q);
+      preparedLists.set(query, prepared);
+    }
+    return prepared;
+  }
+
+  async function prepareListQuery(tx: Executor, workspaceId: string, projectId: string | null, raw: unknown) {
     if (raw === undefined || raw === '') return null;
     const query = parseSearchQuery(Array.isArray(raw) ? raw.map(String).join(' ') : String(raw));
     const numbers = projectId === null ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
@@ -58,7 +72,7 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
 
   /** `q` on the issue lists (contract 23.2): the issues matching it. */
   const issueFilter: IssueFilterProvider = async ({ tx, workspaceId, projectId, query }) => {
-    const parsed = await listQuery(tx, workspaceId, projectId, query.q);
+    const parsed = await listQuery(tx, workspaceId, projectId, query);
     if (!parsed) return [];
     const condition = repo.listCondition(workspaceId, parsed.resolved, parsed.keyIds);
     return [() => condition];
@@ -67,7 +81,7 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
   /** `order_by=relevance` (the default with `q`): the issue named by key first, then by rank. */
   const issueSort: IssueSortProvider = async ({ tx, workspaceId, projectId, key, query }) => {
     if (key !== 'relevance') return null;
-    const parsed = await listQuery(tx, workspaceId, projectId, query.q);
+    const parsed = await listQuery(tx, workspaceId, projectId, query);
     if (!parsed) throw invalid('/querystring/order_by', 'relevance needs q');
     const rank = repo.relevance(workspaceId, parsed.resolved, parsed.keyIds);
     return () => rank;
