@@ -11,12 +11,13 @@
  *    them), the fuzzy fallback (a typo of a word: two letters swapped), similar issues (a name like an existing one),
  *    `assignee_id=me` across the workspace. And the same search run as its raw-SQL twin: the statements the service
  *    runs, from this process, without HTTP, authentication or JSON (ratio of the medians; target >= 0.8).
- * 2. PGlite (a data folder of its own): 100,000 issues (quick 20,000), search p95 (target <= 100 ms).
+ * 2. PGlite (a data folder of its own, kept and reused with BENCH_PGLITE_DIR): 100,000 issues (quick 20,000), search
+ *    p95 (target <= 100 ms).
  * 3. Create issue and create comment (POST, 10 connections, interleaved rounds) with the search triggers on against
  *    off (`ALTER TABLE ... DISABLE TRIGGER`: the commit before this feature wrote exactly that), target >= 0.9.
  * Writes bench/results/search.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -458,15 +459,25 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean): 
 
 async function runPglite(quick: boolean): Promise<string[]> {
   const issues = quick ? 20_000 : 100_000;
-  const dir = mkdtempSync(join(tmpdir(), 'wis-bench-search-'));
+  // BENCH_PGLITE_DIR keeps the seeded folder for the next run (and for a look at its plans); otherwise a temporary one.
+  const kept = process.env.BENCH_PGLITE_DIR;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'wis-bench-search-'));
+  const seedFile = join(dir, 'bench-seed.json');
   try {
     const database = await openPglite(dir);
     await migrateToLatest(database.db);
-    const q = rawKysely(database.db).query;
-    log(`PGlite: seeding ${issues.toLocaleString('en')} issues and ${(issues * 2).toLocaleString('en')} comments (triggers on)`);
-    const started = Date.now();
-    const seeded = await seed(q, { issues, comments: issues * 2, superuser: false });
-    log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+    let seeded: { slug: string; token: string };
+    if (kept && existsSync(seedFile)) {
+      seeded = JSON.parse(readFileSync(seedFile, 'utf8')) as typeof seeded;
+      log(`PGlite: reusing ${dir}`);
+    } else {
+      const q = rawKysely(database.db).query;
+      log(`PGlite: seeding ${issues.toLocaleString('en')} issues and ${(issues * 2).toLocaleString('en')} comments (triggers on)`);
+      const started = Date.now();
+      seeded = await seed(q, { issues, comments: issues * 2, superuser: false });
+      log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+      if (kept) writeFileSync(seedFile, JSON.stringify({ slug: seeded.slug, token: seeded.token }));
+    }
     await database.close();
     const server = await startServer('', false, { DATA_DIR: dir });
     try {
@@ -499,7 +510,7 @@ async function runPglite(quick: boolean): Promise<string[]> {
       await server.stop();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!kept) rmSync(dir, { recursive: true, force: true });
   }
 }
 
