@@ -143,6 +143,19 @@ describe('migration 1040 on trackers written before it', () => {
     // A handful of rows: tell the planner to prefer an index, in one transaction (one connection of the pool). The
     // plain workspace index is set aside in that transaction (rolled back): on so few rows the two tie on cost and
     // either may win, while the question is whether the outcome index serves this range.
+    //
+    // The migration built the index right after updating the rows (HOT chains), so PostgreSQL marks it usable only by
+    // transactions whose snapshot is newer than the index (pg_index.indcheckxmin). A long transaction of another test
+    // file on the shared server keeps every snapshot older for a while: ask again, for up to 15 s.
+    let plan = '';
+    for (let attempt = 0; attempt < 60 && !plan.includes('sla_trackers_response_outcome_idx'); attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 250));
+      plan = await explainOutcomeRange();
+    }
+    expect(plan).toContain('sla_trackers_response_outcome_idx');
+  });
+
+  async function explainOutcomeRange(): Promise<string> {
     let plan = '';
     const rolledBack = new Error('rolled back');
     await handle.db
@@ -160,6 +173,6 @@ describe('migration 1040 on trackers written before it', () => {
       .catch((error: unknown) => {
         if (error !== rolledBack) throw error;
       });
-    expect(plan).toContain('sla_trackers_response_outcome_idx');
-  });
+    return plan;
+  }
 });

@@ -70,9 +70,18 @@ export function useKey(key: string, action: () => void) {
   }, [key, action]);
 }
 
-/** `j` / `k`: the next / previous row becomes current and its title link takes the focus. */
+/**
+ * `j` / `k`: the next / previous row becomes current and its title link takes the focus. The current row is also kept
+ * in a ref that the key listener reads: keys pressed faster than the page re-renders (and re-registers a listener) each
+ * move from the row the one before reached, never from a stale one.
+ */
 function useRowKeys(count: number, body: { current: HTMLTableSectionElement | null }) {
-  const [current, setCurrent] = useState<number | null>(null);
+  const [current, setCurrentState] = useState<number | null>(null);
+  const latest = useRef<number | null>(null);
+  const setCurrent = (n: number | null) => {
+    latest.current = n;
+    setCurrentState(n);
+  };
   useEffect(() => setCurrent(null), [count]);
   useEffect(() => {
     const focusRow = (n: number) => {
@@ -81,17 +90,18 @@ function useRowKeys(count: number, body: { current: HTMLTableSectionElement | nu
     };
     const on = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e)) return;
+      const at = latest.current;
       if (e.key === 'j' && count) {
         e.preventDefault();
-        focusRow(current === null ? 0 : Math.min(count - 1, current + 1));
+        focusRow(at === null ? 0 : Math.min(count - 1, at + 1));
       } else if (e.key === 'k' && count) {
         e.preventDefault();
-        focusRow(current === null ? 0 : Math.max(0, current - 1));
+        focusRow(at === null ? 0 : Math.max(0, at - 1));
       }
     };
     document.addEventListener('keydown', on);
     return () => document.removeEventListener('keydown', on);
-  }, [count, current]);
+  }, [count]);
   return { current, setCurrent };
 }
 
