@@ -7,10 +7,9 @@ export default defineConfig({
     include: ['test/web/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
-    // Two files at once (each drives its own Chromium against its own service), modules kept between files: measured on
-    // the 2-core machine, 2026-11-28, 711 s with one worker, 403 s with two (CI runs it on PostgreSQL).
-    maxWorkers: 2,
-    isolate: false,
+    // One file at a time. Tried 2026-11-28: two at once on PostgreSQL took 320-400 s instead of 711 s, but the two
+    // Chromiums and services on two cores made pages miss their waits (11 failures in one run of three).
+    maxWorkers: 1,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],
