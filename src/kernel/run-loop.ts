@@ -3,8 +3,7 @@
  * `wake()` after a commit that gave it work: a run 20 ms later, a second 250 ms later and a third 1.5 s later (for a
  * slow commit: the wake comes from inside the transaction, and a loaded machine was seen committing more than 250 ms
  * after it). Wakes coalesce, so a burst of commits costs three runs, not one per commit; the periodic job stays the
- * fallback. `close()` stops new runs and waits for the one
- * in flight.
+ * fallback. `close()` stops new runs and waits for the one in flight.
  */
 export function createRunLoop(runOnce: () => Promise<unknown>, onError: (err: unknown) => void) {
   let chain: Promise<unknown> = Promise.resolve();

@@ -23,6 +23,8 @@ describe.skipIf(!hasChromium)('planning and time tracking in Chromium', () => {
   const estimate = () => h.page.locator('#issue-estimate-minutes-hint');
   /** Types into a field of the issue's properties and saves it with Enter (each field saves on its own). */
   const setField = async (label: string, value: string) => {
+    // The page's reloads after the last change first: one landing after the fill would put the saved value back.
+    await h.page.waitForLoadState('networkidle');
     await h.page.getByLabel(label).fill(value);
     const saved = h.page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes(`/issues/${issueId}/`));
     await h.page.getByLabel(label).press('Enter');

@@ -108,7 +108,7 @@ export function createMailWorker({ db, repo, clock, transport, config, log, metr
         return sendClaimed(transport, claimed);
       }),
 
-    /** Asks for a run soon after a commit that queued mail (20 ms, then 250 ms and 1.5 s for a slow commit); wakes coalesce. */
+    /** Asks for a run soon after a commit that queued mail (20 ms; 250 ms and 1.5 s for a slow commit); wakes coalesce. */
     wake() {
       if (!transport) return;
       loop.wake();
