@@ -78,7 +78,8 @@ describe.skipIf(!hasChromium)('attachments in the console (issue page, comments,
     const { page } = h;
     await page.goto(h.app(issuePath()));
     await page.getByRole('heading', { name: 'Checkout button overlaps the footer', level: 1 }).waitFor();
-    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-1');
+    // The key shows the project's identifier once the project has loaded too (until then "#1").
+    await expect.poll(() => page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-1');
     await page.getByText('No files yet.').waitFor();
 
     // A big, incompressible image through a slow uplink: the progress bar shows and moves before the file is stored.
