@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { CUSTOM_PLAN } from '../../db/named-statements.js';
+import { withoutRepeatedLexemes } from './search.rules.js';
 
 // The SQL of search (contract 23.1) and similar issues (23.4), on the documents of migration 1092.
 
@@ -206,7 +207,9 @@ export function searchRepository() {
     async resolveQuery(tx: Executor, workspaceId: string, text: string): Promise<ResolvedQuery | null> {
       if (text === '') return null;
       const row = (await sql<{ query: string | null }>`SELECT ${matchQuery(workspaceId, text)}::text AS query`.execute(tx)).rows[0];
-      return row?.query ? { query: row.query, nameQuery: nameQueryText(row.query) } : null;
+      if (!row?.query) return null;
+      const query = withoutRepeatedLexemes(row.query);
+      return { query, nameQuery: nameQueryText(query) };
     },
 
     /**
@@ -244,9 +247,10 @@ export function searchRepository() {
     },
 
     /**
-     * Where the query's words were found in each issue of a page, and the text around them: the name, the description,
-     * the latest matching comment and the text and url custom values, each highlighted by ts_headline between the marks
-     * \u0001 and \u0002 (`anyText`: any of the query's words).
+     * Where the query's words were found in each issue of a page (the name, the description, a comment, the text and
+     * url custom values: any of the query's words, `anyText`), and the snippet's text: the first field that matched in
+     * that order (of the comments, the best-ranked), highlighted by ts_headline between the marks \u0001 and \u0002.
+     * Only that field is highlighted, and the comments are ranked only when one is the snippet.
      */
     async hits(tx: Executor, input: { workspaceId: string; language: string; anyText: string; issueIds: string[] }) {
       if (input.issueIds.length === 0 || input.anyText === '') return [];
@@ -257,33 +261,47 @@ export function searchRepository() {
         issue_id: string;
         name_hit: boolean;
         description_hit: boolean;
-        name_headline: string | null;
-        description_headline: string | null;
+        comment_hit: boolean;
+        value_hit: boolean;
+        snippet_field: 'name' | 'description' | 'comment' | 'custom_value' | null;
         comment_id: string | null;
-        comment_headline: string | null;
-        value_headline: string | null;
+        headline: string | null;
       }>`
-        SELECT s.issue_id,
-               ts_filter(s.document, '{a}') @@ q.query AS name_hit,
-               ts_filter(s.document, '{b}') @@ q.query AS description_hit,
-               CASE WHEN ts_filter(s.document, '{a}') @@ q.query THEN ${headline(sql`i.name`)} END AS name_headline,
-               CASE WHEN ts_filter(s.document, '{b}') @@ q.query THEN ${headline(sql`i.description`)} END AS description_headline,
+        SELECT h.issue_id, h.name_hit, h.description_hit, h.comment_hit, h.value_text IS NOT NULL AS value_hit, h.field AS snippet_field,
                c.id AS comment_id,
-               CASE WHEN c.id IS NOT NULL THEN ${headline(sql`c.body`)} END AS comment_headline,
-               CASE WHEN v.text IS NOT NULL THEN ${headline(sql`v.text`)} END AS value_headline
-        FROM issue_search s
-        JOIN issues i ON i.id = s.issue_id
-        CROSS JOIN (SELECT ${tsquery(input.language, input.anyText)} AS query) q
+               CASE h.field WHEN 'name' THEN ${headline(sql`h.name`)}
+                            WHEN 'description' THEN ${headline(sql`h.description`)}
+                            WHEN 'comment' THEN ${headline(sql`c.body`)}
+                            WHEN 'custom_value' THEN ${headline(sql`h.value_text`)} END AS headline
+        FROM (
+          SELECT f.*, CASE WHEN f.name_hit THEN 'name' WHEN f.description_hit THEN 'description'
+                           WHEN f.comment_hit THEN 'comment' WHEN f.value_text IS NOT NULL THEN 'custom_value' END AS field
+          FROM (
+            SELECT s.issue_id, i.name, i.description, q.query,
+                   ts_filter(s.document, '{a}') @@ q.query AS name_hit,
+                   ts_filter(s.document, '{b}') @@ q.query AS description_hit,
+                   EXISTS (SELECT 1 FROM issue_search_parts p
+                           WHERE p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = s.issue_id AND p.kind = 'comment'
+                             AND p.document @@ q.query) AS comment_hit,
+                   v.text AS value_text
+            FROM issue_search s
+            JOIN issues i ON i.id = s.issue_id
+            CROSS JOIN (SELECT ${tsquery(input.language, input.anyText)} AS query) q
+            LEFT JOIN LATERAL (
+              SELECT string_agg(cv.value_text, ' · ') AS text
+              FROM issue_search_parts p JOIN custom_values cv ON cv.issue_id = p.issue_id AND cv.property_id = p.part_id
+              WHERE p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = s.issue_id AND p.kind = 'custom_value' AND p.document @@ q.query) v ON true
+            WHERE s.workspace_id = ${input.workspaceId}::uuid AND i.workspace_id = ${input.workspaceId}::uuid
+              AND s.issue_id = ANY(${input.issueIds}::uuid[])
+          ) f
+        ) h
+        -- the best-ranked matching comment, read only when it is the snippet (an issue may have hundreds)
         LEFT JOIN LATERAL (
           SELECT c.id, c.body FROM issue_search_parts p JOIN comments c ON c.id = p.part_id
-          WHERE p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = s.issue_id AND p.kind = 'comment' AND p.document @@ q.query
-          ORDER BY ts_rank(p.document, q.query) DESC, c.created_at DESC LIMIT 1) c ON true
-        LEFT JOIN LATERAL (
-          SELECT string_agg(cv.value_text, ' · ') AS text
-          FROM issue_search_parts p JOIN custom_values cv ON cv.issue_id = p.issue_id AND cv.property_id = p.part_id
-          WHERE p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = s.issue_id AND p.kind = 'custom_value' AND p.document @@ q.query) v ON true
-        WHERE s.workspace_id = ${input.workspaceId}::uuid AND i.workspace_id = ${input.workspaceId}::uuid
-          AND s.issue_id = ANY(${input.issueIds}::uuid[])`.execute(tx);
+          WHERE h.field = 'comment' AND p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = h.issue_id AND p.kind = 'comment'
+            AND p.document @@ h.query
+          ORDER BY ts_rank(p.document, h.query) DESC, c.created_at DESC LIMIT 1) c ON true
+        CROSS JOIN (SELECT ${tsquery(input.language, input.anyText)} AS query) q`.execute(tx);
       return rows.rows;
     },
 

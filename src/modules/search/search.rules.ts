@@ -139,6 +139,27 @@ export function tsqueryText(query: SearchQuery, completions?: string[]): string 
   return query.clauses.map((clause) => (clause.length === 1 ? text(clause[0]!) : `(${clause.map(text).join(' | ')})`)).join(' & ');
 }
 
+const LEXEME = String.raw`'(?:[^']|'')*'(?::[*A-D]+)?`;
+const OR_GROUP = new RegExp(String.raw`\(\s*(${LEXEME}(?:\s*\|\s*${LEXEME})+)\s*\)`, 'g');
+const OR_ALONE = new RegExp(String.raw`^\s*${LEXEME}(?:\s*\|\s*${LEXEME})+\s*$`);
+const lexemesOf = (text: string) => [...new Set(text.match(new RegExp(LEXEME, 'g')) ?? [])];
+
+/**
+ * A tsquery's text (as PostgreSQL prints it) without repeated lexemes in an OR of lexemes: `'file' | 'file' | 'fileer'`
+ * is `'file' | 'fileer'`. The type-ahead's completions ("file", "files", "filed") stem to one lexeme, and the planner
+ * adds up each copy's frequency: a query looked several times as common as it is, and was answered by walking the
+ * newest documents instead of through the index (100 ms against 15 for "schema fil" with a million issues). The
+ * matches are the same.
+ */
+export function withoutRepeatedLexemes(query: string): string {
+  const unique = (group: string) => lexemesOf(group).join(' | ');
+  if (OR_ALONE.test(query)) return unique(query);
+  return query.replace(OR_GROUP, (_, group: string) => {
+    const lexemes = lexemesOf(group);
+    return lexemes.length === 1 ? lexemes[0]! : `( ${lexemes.join(' | ')} )`;
+  });
+}
+
 /** Any of the query's wanted words, for telling where they were found and what to highlight. */
 export function anyWordText(query: SearchQuery): string {
   const atoms = query.clauses.flat().filter((atom) => !atom.negated);

@@ -101,15 +101,14 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
         if (row.by_key) matched.push('key');
         if (hit?.name_hit) matched.push('name');
         if (hit?.description_hit) matched.push('description');
-        if (hit?.comment_id) matched.push('comment');
-        if (hit?.value_headline) matched.push('custom_value');
+        if (hit?.comment_hit) matched.push('comment');
+        if (hit?.value_hit) matched.push('custom_value');
         let snippet: Snippet & { comment_id?: string };
         if (row.by_key) snippet = { field: 'key', text: issue.key, highlights: [[0, issue.key.length]] };
-        else if (hit?.name_headline) snippet = snippetFromHeadline('name', hit.name_headline);
-        else if (hit?.description_headline) snippet = snippetFromHeadline('description', hit.description_headline);
-        else if (hit?.comment_id && hit.comment_headline) snippet = { ...snippetFromHeadline('comment', hit.comment_headline), comment_id: hit.comment_id };
-        else if (hit?.value_headline) snippet = snippetFromHeadline('custom_value', hit.value_headline);
-        else snippet = snippetFromHeadline('name', issue.name);
+        else if (hit?.snippet_field && hit.headline !== null) {
+          snippet = snippetFromHeadline(hit.snippet_field, hit.headline);
+          if (hit.snippet_field === 'comment' && hit.comment_id) snippet.comment_id = hit.comment_id;
+        } else snippet = snippetFromHeadline('name', issue.name);
         return { issue, score: round(row.by_key ? 1 + row.score : row.score, 4), matched_in: matched, snippet };
       }),
     };
