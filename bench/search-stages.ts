@@ -29,7 +29,7 @@ for (const [i, q] of queries.entries()) {
   const prefix = prefixWord(parsed);
   const text = tsqueryText(parsed, prefix === null ? [] : await repo.completions(db, ws, prefix));
   lap('completions');
-  const { rows } = await repo.search(db, { workspaceId: ws, text, keyIds: [], filter: {}, offset: 0, limit: 20 });
+  const { rows } = await repo.search(db, { workspaceId: ws, text, keyIds: [], filter: {}, offset: 0, limit: 20, now: new Date() });
   lap('search');
   const ids = rows.map((r) => r.id);
   await items.issueCards(db, ws, ids);

@@ -236,12 +236,14 @@ export function buildServices(config: Config, database: DatabaseHandle, clock: C
   workItems.registerIssueFilter(customProperties.issueFilter);
   workItems.registerIssueSort(customProperties.issueSort);
 
-  // Search (contract 23.1, 23.4): its own routes, `q` and `order_by=relevance` on the issue lists, and the duty that
-  // rebuilds a workspace's documents after its search language changed.
+  // Search (contract 23.1, 23.4): its own routes, `q` and `order_by=relevance` on the issue lists, the duty that
+  // rebuilds a workspace's documents after its search language changed, and the one that makes the documents' monthly
+  // partitions ahead of time.
   const search = createSearchService({ db, repo: searchRepository(), clock, identity, workItems });
   workItems.registerIssueFilter(search.issueFilter);
   workItems.registerIssueSort(search.issueSort);
   jobs.push({ name: 'search.reindex', run: () => search.runReindex(), intervalMs: 5_000 });
+  jobs.push({ name: 'search.partitions', run: () => search.runPartitions(), intervalMs: 3_600_000 });
 
   // Attachments (contract 25): files on issues and comments in the configured storage, the exact storage quota, and
   // the duty that removes the files of deleted attachments and frees abandoned uploads.

@@ -7,6 +7,8 @@ export const PG_ERROR = {
   serializationFailure: '40001',
   /** `DROP DATABASE` of a database another session still uses (test helpers). */
   objectInUse: '55006',
+  /** `lock_timeout` ran out. */
+  lockNotAvailable: '55P03',
 } as const;
 
 export type PgErrorCode = (typeof PG_ERROR)[keyof typeof PG_ERROR];

@@ -53,6 +53,7 @@ describe('cli demo, in process', () => {
         text,
         keyIds: [],
         filter: {},
+        now: ctx().clock.now(),
         offset: 0,
         limit: 5,
       });

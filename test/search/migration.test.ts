@@ -55,6 +55,7 @@ describe('migration 1092 on data written before it', () => {
       filter: {},
       offset: 0,
       limit: 20,
+      now,
     });
     return rows.map((r) => r.id);
   };
@@ -79,5 +80,63 @@ describe('migration 1092 on data written before it', () => {
     expect(await searchRepository().completions(handle.db, workspace, 'Öde')).toEqual(['odeme']);
     expect(await searchRepository().completions(handle.db, workspace, 'istan')).toEqual(['istanbul']);
     expect(await searchRepository().completions(handle.db, workspace, 'pipe')).toEqual(['pipeline']);
+  });
+});
+
+describe('migration 1100 on documents written before it', () => {
+  let handle: DatabaseHandle;
+  const user = randomUUID();
+  const workspace = randomUUID();
+  const project = randomUUID();
+  const state = randomUUID();
+  // One issue of this month, one of two years ago (before the first monthly partition: the default one), one a year ago.
+  const issues = [
+    { id: randomUUID(), at: new Date(Date.now() - 2 * 86_400_000), name: 'Kasa raporu eksik' },
+    { id: randomUUID(), at: new Date(Date.now() - 400 * 86_400_000), name: 'Kasa açılışı yavaş' },
+    { id: randomUUID(), at: new Date(Date.now() - 800 * 86_400_000), name: 'Kasa kapanışı hatalı' },
+  ];
+  let before: { issue_id: string; document: string }[];
+
+  beforeAll(async () => {
+    handle = await openEmptyDatabase();
+    await migrateTo(handle.db, '1099_search_terms');
+    const db = handle.db;
+    const now = new Date();
+    await sql`INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
+              VALUES (${user}, 'older@example.com', 'Old', 'x', ${now}, ${now})`.execute(db);
+    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at)
+              VALUES (${workspace}, 'old-docs', 'Old', ${user}, ${now}, ${now})`.execute(db);
+    await sql`INSERT INTO projects (id, workspace_id, name, identifier, description, created_by, created_at, updated_at)
+              VALUES (${project}, ${workspace}, 'Till', 'TL', '', ${user}, ${now}, ${now})`.execute(db);
+    await sql`INSERT INTO states (id, workspace_id, project_id, name, "group", color, sequence, is_default, created_at, updated_at)
+              VALUES (${state}, ${workspace}, ${project}, 'Backlog', 'backlog', '#888888', 1000, true, ${now}, ${now})`.execute(db);
+    for (const [n, i] of issues.entries()) {
+      await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
+                VALUES (${i.id}, ${workspace}, ${project}, ${n + 1}, ${i.name}, '', ${state}, 'backlog', 'none', ${user}, ${i.at}, ${i.at})`.execute(db);
+    }
+    before = (await sql<{ issue_id: string; document: string }>`SELECT issue_id, document::text FROM issue_search ORDER BY issue_id`.execute(db)).rows;
+    await migrateToLatest(db);
+  });
+  afterAll(async () => handle?.close());
+
+  it('moves every document as it was into its month, the oldest into the default partition, all searchable', async () => {
+    const after = await sql<{ issue_id: string; document: string; part: string }>`
+      SELECT issue_id, document::text, tableoid::regclass::text AS part FROM issue_search ORDER BY issue_id`.execute(handle.db);
+    expect(after.rows.map(({ issue_id, document }) => ({ issue_id, document }))).toEqual(before);
+    const partOf = new Map(after.rows.map((r) => [r.issue_id, r.part]));
+    const month = (d: Date) => `issue_search_${d.toISOString().slice(0, 7).replace('-', '')}`;
+    expect(partOf.get(issues[0]!.id)).toBe(month(issues[0]!.at));
+    expect(partOf.get(issues[1]!.id)).toBe(month(issues[1]!.at));
+    expect(partOf.get(issues[2]!.id)).toBe('issue_search_default');
+    const { rows } = await searchRepository().search(handle.db, {
+      workspaceId: workspace,
+      text: tsqueryText(parseSearchQuery('kasa')),
+      keyIds: [],
+      filter: {},
+      offset: 0,
+      limit: 20,
+      now: new Date(),
+    });
+    expect(rows.map((r) => r.id)).toEqual(issues.map((i) => i.id));
   });
 });

@@ -84,25 +84,53 @@ function conditions(filter: SearchFilter): RawBuilder<unknown>[] {
 const and = (parts: RawBuilder<unknown>[]) => (parts.length ? sql` AND ${sql.join(parts, sql` AND `)}` : sql``);
 
 /**
+ * The windows of creation time the issues' own matches are looked for in, newest first (days before now, then the
+ * rest): the documents are partitioned by month (migration 1100), and a window's statement reads only its months.
+ */
+const WINDOW_DAYS = [45, 135, 375];
+const DAY_MS = 86_400_000;
+
+/**
  * The newest matches of a query among a table's documents (`issue_search`, or `issue_search_parts`: several rows per
- * issue), newest issue first, at most `limit` rows. Planned with its values: a common word
- * walks the newest documents through (workspace_id, created_at) and stops after `limit` matches, a rare one is found
- * through the GIN index (the tsquery is a constant the planner sees, with the lexemes' statistics).
+ * issue), newest issue first, at most `limit` rows. Planned with its values (the tsquery is a constant the planner
+ * sees, with the lexemes' statistics): a common word walks the newest documents through (workspace_id, created_at) and
+ * stops after `limit` matches, a rare one is found through the GIN index.
+ *
+ * The issues' documents are asked window by window, newest first, in one statement: a UNION ALL of each window's
+ * newest matches under the limit, which PostgreSQL reads in order and stops reading once the limit is reached, so
+ * older months are read only when the newer ones hold too few matches. Each window is planned on its own months'
+ * statistics: a word common over the years but rare this month is looked up in this month's index instead of walking.
  */
 async function newestMatches(
   tx: Executor,
   table: 'issue_search' | 'issue_search_parts',
-  input: { workspaceId: string; query: string; nameQuery: string; filters: RawBuilder<unknown>[]; limit: number },
+  input: { workspaceId: string; query: string; nameQuery: string; filters: RawBuilder<unknown>[]; limit: number; now: Date },
 ) {
   const ws = input.workspaceId;
   const filterOn = input.filters.length
     ? sql`AND EXISTS (SELECT 1 FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = d.issue_id ${and(input.filters)})`
     : sql``;
-  const inName = table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`;
-  const rows = await sql<{ issue_id: string; created_at: Date; in_name: boolean }>`
-    SELECT d.issue_id, d.created_at, ${inName} AS in_name FROM ${sql.table(table)} d
-    WHERE d.workspace_id = ${ws}::uuid AND d.document @@ ${input.query}::tsquery ${filterOn}
-    ORDER BY d.created_at DESC LIMIT ${input.limit} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
+  const matches = (range: RawBuilder<unknown>) => sql`
+    SELECT d.issue_id, d.created_at, ${table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`} AS in_name
+    FROM ${sql.table(table)} d
+    WHERE d.workspace_id = ${ws}::uuid AND d.document @@ ${input.query}::tsquery ${range} ${filterOn}
+    ORDER BY d.created_at DESC LIMIT ${input.limit}`;
+  let statement: RawBuilder<unknown>;
+  if (table === 'issue_search_parts') statement = matches(sql``);
+  else {
+    const windows: RawBuilder<unknown>[] = [];
+    let upper: Date | null = null;
+    for (const lower of [...WINDOW_DAYS.map((days) => new Date(input.now.getTime() - days * DAY_MS)), null]) {
+      const from = lower ? sql`AND d.created_at >= ${lower}` : sql``;
+      const to = upper ? sql`AND d.created_at < ${upper}` : sql``;
+      windows.push(sql`(${matches(sql`${from} ${to}`)})`);
+      upper = lower;
+    }
+    // No ORDER BY around the windows: the union's order is theirs (newest window first), and sorting them again
+    // would read every window.
+    statement = sql`SELECT * FROM (${sql.join(windows, sql` UNION ALL `)}) w LIMIT ${input.limit}`;
+  }
+  const rows = await sql<{ issue_id: string; created_at: Date; in_name: boolean }>`${statement} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
   return rows.rows;
 }
 
@@ -122,21 +150,21 @@ interface Candidate {
  */
 async function rankedMatches(
   tx: Executor,
-  input: { workspaceId: string; resolved: ResolvedQuery | null; keyIds: string[]; filter: SearchFilter; offset: number; limit: number },
+  input: { workspaceId: string; resolved: ResolvedQuery | null; keyIds: string[]; filter: SearchFilter; offset: number; limit: number; now: Date },
 ) {
   const ws = input.workspaceId;
   const filters = conditions(input.filter);
   const candidates = new Map<string, Candidate>();
   if (input.resolved) {
     const { query, nameQuery } = input.resolved;
-    const own = await newestMatches(tx, 'issue_search', { workspaceId: ws, query, nameQuery, filters, limit: RANKED + 1 });
+    const own = await newestMatches(tx, 'issue_search', { workspaceId: ws, query, nameQuery, filters, limit: RANKED + 1, now: input.now });
     for (const row of own) candidates.set(row.issue_id, { created: row.created_at.getTime(), score: row.in_name ? SCORES.name : SCORES.description });
     // When 1,001 issues match by their own words, the total is capped, and the page holds none that only a comment or
     // value matches (those score lowest): the comments are not looked at. Otherwise all of them count.
     if (own.length <= RANKED) {
       // Parts are rows, several per issue: more rows are read until enough issues are found or none is left.
       for (let limit = 2 * (RANKED + 1); ; limit *= 4) {
-        const parts = await newestMatches(tx, 'issue_search_parts', { workspaceId: ws, query, nameQuery, filters, limit });
+        const parts = await newestMatches(tx, 'issue_search_parts', { workspaceId: ws, query, nameQuery, filters, limit, now: input.now });
         const issues = new Set([...candidates.keys(), ...parts.map((p) => p.issue_id)]);
         if (parts.length === limit && issues.size <= RANKED) continue;
         for (const row of parts) if (!candidates.has(row.issue_id)) candidates.set(row.issue_id, { created: row.created_at.getTime(), score: SCORES.part });
@@ -217,7 +245,7 @@ export function searchRepository() {
      * query, then the description, then a comment or a custom value), then the most recently updated. At most 1,001
      * matches are found (the newest, when more match), so the total is exact up to 1,000; a page is cut out of them.
      */
-    async search(tx: Executor, input: { workspaceId: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number }) {
+    async search(tx: Executor, input: { workspaceId: string; text: string; keyIds: string[]; filter: SearchFilter; offset: number; limit: number; now: Date }) {
       const resolved = await this.resolveQuery(tx, input.workspaceId, input.text);
       return rankedMatches(tx, { ...input, resolved });
     },
@@ -235,7 +263,8 @@ export function searchRepository() {
     /** The list's `relevance` sort: ascending puts the issue named by key first, then the best score (as `search`). */
     relevance(workspaceId: string, resolved: ResolvedQuery | null, keyIds: string[]) {
       const own = (query: string) =>
-        sql`EXISTS (SELECT 1 FROM issue_search s WHERE s.workspace_id = ${workspaceId}::uuid AND s.issue_id = i.id AND s.document @@ ${query}::tsquery)`;
+        sql`EXISTS (SELECT 1 FROM issue_search s WHERE s.workspace_id = ${workspaceId}::uuid AND s.issue_id = i.id AND s.created_at = i.created_at
+                            AND s.document @@ ${query}::tsquery)`;
       const score = resolved
         ? sql`CASE WHEN ${own(resolved.nameQuery)} THEN ${sql.lit(SCORES.name)}
                    WHEN ${own(resolved.query)} THEN ${sql.lit(SCORES.description)}
@@ -284,15 +313,15 @@ export function searchRepository() {
                            WHERE p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = s.issue_id AND p.kind = 'comment'
                              AND p.document @@ q.query) AS comment_hit,
                    v.text AS value_text
-            FROM issue_search s
-            JOIN issues i ON i.id = s.issue_id
+            FROM issues i
+            JOIN issue_search s ON s.issue_id = i.id AND s.created_at = i.created_at
             CROSS JOIN (SELECT ${tsquery(input.language, input.anyText)} AS query) q
             LEFT JOIN LATERAL (
               SELECT string_agg(cv.value_text, ' · ') AS text
               FROM issue_search_parts p JOIN custom_values cv ON cv.issue_id = p.issue_id AND cv.property_id = p.part_id
               WHERE p.workspace_id = ${input.workspaceId}::uuid AND p.issue_id = s.issue_id AND p.kind = 'custom_value' AND p.document @@ q.query) v ON true
             WHERE s.workspace_id = ${input.workspaceId}::uuid AND i.workspace_id = ${input.workspaceId}::uuid
-              AND s.issue_id = ANY(${input.issueIds}::uuid[])
+              AND i.id = ANY(${input.issueIds}::uuid[])
           ) f
         ) h
         -- the best-ranked matching comment, read only when it is the snippet (an issue may have hundreds)
@@ -336,22 +365,32 @@ export function searchRepository() {
       const rows = await sql<{ id: string; similarity: number }>`
         SELECT id, similarity FROM (
           SELECT i.id, i.updated_at,
-                 greatest(similarity(s.name_folded, q.name), word_similarity(q.name, s.name_folded) * 0.9, ${describe} * 0.8) AS similarity
+                 greatest(similarity(c.name_folded, q.name), word_similarity(q.name, c.name_folded) * 0.9, ${describe} * 0.8) AS similarity
           FROM (
-            SELECT s.issue_id FROM issue_search s
+            SELECT s.issue_id, s.name_folded FROM issue_search s
             WHERE s.workspace_id = ${input.workspaceId}::uuid AND s.project_id = ${input.projectId}::uuid
               AND s.document @@ ${tsquery(input.language, input.anyText)}
               AND EXISTS (SELECT 1 FROM issues o WHERE o.workspace_id = ${input.workspaceId}::uuid AND o.id = s.issue_id
                             AND (o.state_group NOT IN ('completed', 'cancelled') OR (o.state_group = 'completed' AND o.completed_at >= ${input.since})))
             ORDER BY s.created_at DESC LIMIT 200) c
-          JOIN issue_search s ON s.issue_id = c.issue_id
-          JOIN issues i ON i.id = s.issue_id,
+          JOIN issues i ON i.id = c.issue_id,
           (SELECT search_fold(${input.name}) AS name) q
           WHERE i.workspace_id = ${input.workspaceId}::uuid
         ) r
         WHERE similarity >= 0.3
         ORDER BY similarity DESC, updated_at DESC, id DESC LIMIT 5`.execute(tx);
       return rows.rows.map((r) => ({ id: r.id, similarity: Number(r.similarity) }));
+    },
+
+    /**
+     * The monthly partitions of the documents (migration 1100) from `since`'s month to `upto`'s, each made once (and a
+     * month's documents that waited in the default partition moved to it): how many were made. Gives up after waiting
+     * 2 s for a lock (the partitioned table's, taken briefly), to try again on the duty's next run.
+     */
+    async ensurePartitions(tx: Executor, since: Date, upto: Date) {
+      await sql`SET LOCAL lock_timeout = '2s'`.execute(tx);
+      const row = await sql<{ made: number }>`SELECT search_partitions_ensure(${since}, ${upto}) AS made`.execute(tx);
+      return Number(row.rows[0]?.made ?? 0);
     },
 
     /** Workspaces whose documents are not all in their language yet (the `search.reindex` duty). */

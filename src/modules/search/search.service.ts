@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { isPgError, PG_ERROR } from '../../db/pg-errors.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalid } from '../../kernel/errors.js';
 import { idList, parseList, uuidList } from '../../kernel/query-lists.js';
@@ -24,6 +25,8 @@ export type SearchService = ReturnType<typeof createSearchService>;
 
 /** Rebuilt per run of the `search.reindex` duty and workspace (a transaction of a few hundred milliseconds at most). */
 const REINDEX_BATCH = 2000;
+/** The documents' monthly partitions are made this far ahead (the `search.partitions` duty). */
+const PARTITIONS_AHEAD_DAYS = 92;
 /** Similar issues look at open issues and at those completed this recently (contract 23.4). */
 const SIMILAR_DAYS = 90;
 
@@ -137,7 +140,8 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       const numbers = projectId === undefined ? [] : query.numbers.map((sequence) => ({ projectId, sequence }));
       const keyIds = await repo.issuesByKey(db, ws.workspaceId, query.keys, numbers);
       const text = await searchText(db, ws.workspaceId, query);
-      const first = await repo.search(db, { workspaceId: ws.workspaceId, text, keyIds, filter, offset: page.offset, limit: page.per_page });
+      const now = clock.now();
+      const first = await repo.search(db, { workspaceId: ws.workspaceId, text, keyIds, filter, offset: page.offset, limit: page.per_page, now });
       if (first.found > 0 || text === '')
         return { ...(await resultsOf(ws.workspaceId, language, first, anyWordText(query))), ...totals(first.found, page), fuzzy: false };
 
@@ -152,6 +156,7 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
         filter,
         offset: page.offset,
         limit: page.per_page,
+        now,
       });
       return { ...(await resultsOf(ws.workspaceId, language, found, fuzzy.anyText)), ...totals(found.found, page), fuzzy: true };
     },
@@ -178,6 +183,22 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       );
       const similarity = new Map(rows.map((r) => [r.id, r.similarity]));
       return cards.map((issue) => ({ issue, similarity: Math.min(1, round(similarity.get(issue.id)!, 2)) }));
+    },
+
+    /**
+     * The `search.partitions` duty: the documents' monthly partitions from this month to three months ahead (the
+     * search statements read the newest months first). Answers how many it made; 0 when another instance held the
+     * lock longer than 2 s (the next run tries again, and the months ahead leave time).
+     */
+    async runPartitions() {
+      const now = clock.now();
+      const upto = new Date(now.getTime() + PARTITIONS_AHEAD_DAYS * 86_400_000);
+      try {
+        return await db.transaction().execute((tx) => repo.ensurePartitions(tx, now, upto));
+      } catch (error) {
+        if (isPgError(error, PG_ERROR.lockNotAvailable)) return 0;
+        throw error;
+      }
     },
 
     /**
