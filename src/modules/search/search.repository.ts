@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { CUSTOM_PLAN } from '../../db/named-statements.js';
 import { withoutRepeatedLexemes } from './search.rules.js';
 
-// The SQL of search (contract 23.1) and similar issues (23.4), on the documents of migration 1092.
+// The SQL of search (contract 23.1) and similar issues (23.4), on the documents of migrations 1092 and 1100 (by month).
 
 export type SearchRepository = ReturnType<typeof searchRepository>;
 
