@@ -116,7 +116,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the web console in Chromium', () => {
     await page.getByLabel('Priority').selectOption('urgent');
     await page.getByRole('button', { name: 'Create issue' }).click();
     await page.getByRole('heading', { name: 'Checkout button does nothing', level: 1 }).waitFor();
-    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-1');
+    await expect.poll(() => page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-1');
     issueId = new URL(page.url()).pathname.split('/').pop() ?? '';
     await page.getByText('Response due').waitFor();
     await page.getByText('Resolution due').waitFor();

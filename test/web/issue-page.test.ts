@@ -64,7 +64,7 @@ describe.skipIf(!hasChromium)('the issue page, everything edited in place, in Ch
   it('shows the key, the state by name and the title; edits the title in place (click, Enter, Escape, the button, leaving it)', async () => {
     const { page } = h;
     await open('Checkout fails');
-    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('SD-1');
+    await expect.poll(() => page.locator('.issue-meta .issue-key').textContent()).toBe('SD-1');
     expect(await page.locator('.issue-meta .state-badge').textContent()).toBe('Backlog');
     const title = page.locator('main h1');
     expect(await title.textContent()).toBe('Checkout fails');

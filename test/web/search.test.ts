@@ -110,7 +110,7 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
     const lastName = lastText.includes('WEB-2') ? 'Deployment pipeline fails on main' : 'Document the deployment checklist';
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: new RegExp(`^${lastName}$`), level: 1 }).waitFor();
-    expect(await page.locator('.issue-meta .issue-key').textContent()).toMatch(/^WEB-\d+$/);
+    await expect.poll(() => page.locator('.issue-meta .issue-key').textContent()).toMatch(/^WEB-\d+$/);
     expect(page.url()).toContain(`/p/${web}/issues/${lastName.startsWith('Deployment') ? ids.deploy : ids['deploy-docs']}`);
     expect(await box().inputValue()).toBe('');
   });
@@ -127,7 +127,8 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
     expect(await box().getAttribute('aria-expanded')).toBe('true');
     await options().first().click();
     await page.getByRole('heading', { name: 'Printer jam on the third floor', level: 1 }).waitFor();
-    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-3');
+    // The key reads '#3' until the page has the project (its identifier): polled, as in the attachments test.
+    await expect.poll(() => page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-3');
 
     await page.keyboard.press('/');
     await page.keyboard.type('deplyoment');
@@ -216,6 +217,6 @@ describe.skipIf(!hasChromium)('search in the console (header search, the list te
     await similar.waitFor();
     await page.getByRole('button', { name: 'Create issue' }).click();
     await page.getByRole('heading', { name: 'Deployment pipeline fails on staging too', level: 1 }).waitFor();
-    expect(await page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-6');
+    await expect.poll(() => page.locator('.issue-meta .issue-key').textContent()).toBe('WEB-6');
   });
 });
