@@ -10,6 +10,7 @@ import { alwaysAvailable, type DatabaseAvailability, trackAvailability } from '.
 import { type HoldObserver, watchHolds } from './holds.js';
 import { nameStatements } from './named-statements.js';
 import { type ReplicaRouting, routeReads } from './replicas.js';
+import { applySessionSettings } from './session-settings.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -63,7 +64,10 @@ export function openPostgres(url: string, options: PostgresOptions | number = {}
   // Every connection gets an error listener for its whole life: node-postgres emits 'error' on a connection the
   // server closes (restart, failover, termination), and one checked out by a request had none, which ended the
   // process (contract 27.1). The pool's own 'error' event (idle connections) is the same loss: logged once, here.
-  pool.on('connect', (client) => client.on('error', (error) => availability.connectionLost(error)));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => availability.connectionLost(error));
+    applySessionSettings(client);
+  });
   pool.on('error', () => undefined);
   if (pooler === 'none') nameStatements(pool);
   observeErrors(pool, availability);

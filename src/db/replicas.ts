@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { describeDatabaseError, type AvailabilityLog } from './availability.js';
 import { nameStatements } from './named-statements.js';
+import { applySessionSettings } from './session-settings.js';
 
 /**
  * Read replicas (contract 27.3), after GitLab's database load balancer: reads that tolerate a replica go to a healthy
@@ -93,7 +94,10 @@ export function routeReads(
   const replicas: Replica[] = replicaUrls.map((url) => {
     const u = new URL(url);
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize, connectionTimeoutMillis: 2_000, keepAlive: true });
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      applySessionSettings(client);
+    });
     pool.on('error', () => undefined);
     if (options.pooler === 'none') nameStatements(pool);
     return { name: `${u.hostname}:${u.port || '5432'}`, pool, healthy: false, replayed: 0n, lagS: Number.POSITIVE_INFINITY };

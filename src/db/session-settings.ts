@@ -1,0 +1,22 @@
+import type pg from 'pg';
+
+/**
+ * How many heap pages a bitmap heap scan of this service's sessions reads ahead (PostgreSQL's
+ * `effective_io_concurrency`, whose default of 1 reads them one at a time). Search finds its matches through GIN
+ * bitmaps and reads a few hundred scattered rows per query; read one at a time from disk, as on a database larger
+ * than its memory, they made a million issues' search p95 178 ms against 79 ms read ahead (issue 37, cold cache:
+ * `bench/search-stages.ts`; 16 measured 88 ms, 256 measured 87).
+ */
+export const IO_CONCURRENCY = 64;
+
+/**
+ * The session settings of each new PostgreSQL connection (the pool's, and the replicas'). A value the operator chose
+ * (on the server, the database or the role) is kept: only the compiled default is raised. Behind a transaction
+ * pooler the setting stays on the server connection it ran on, which only makes that one read ahead. A failure is
+ * ignored: the connection works as before, and a lost connection is reported by its own error listener.
+ */
+export function applySessionSettings(client: pg.ClientBase): void {
+  client
+    .query(`SELECT set_config('effective_io_concurrency', '${IO_CONCURRENCY}', false) WHERE current_setting('effective_io_concurrency') = '1'`)
+    .catch(() => undefined);
+}
