@@ -8,6 +8,23 @@ import { searchRepository } from '../../src/modules/search/search.repository.js'
 import { parseSearchQuery, tsqueryText } from '../../src/modules/search/search.rules.js';
 import { openEmptyDatabase } from '../helpers/databases.js';
 
+/** A user, a workspace, a project and its backlog state, written by SQL (as a release before a migration wrote them). */
+async function insertWorkspaceRows(
+  db: DatabaseHandle['db'],
+  ids: { user: string; workspace: string; project: string; state: string },
+  names: { email: string; slug: string; project: string; identifier: string },
+  now: Date,
+) {
+  await sql`INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
+            VALUES (${ids.user}, ${names.email}, 'Old', 'x', ${now}, ${now})`.execute(db);
+  await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at)
+            VALUES (${ids.workspace}, ${names.slug}, 'Old', ${ids.user}, ${now}, ${now})`.execute(db);
+  await sql`INSERT INTO projects (id, workspace_id, name, identifier, description, created_by, created_at, updated_at)
+            VALUES (${ids.project}, ${ids.workspace}, ${names.project}, ${names.identifier}, '', ${ids.user}, ${now}, ${now})`.execute(db);
+  await sql`INSERT INTO states (id, workspace_id, project_id, name, "group", color, sequence, is_default, created_at, updated_at)
+            VALUES (${ids.state}, ${ids.workspace}, ${ids.project}, 'Backlog', 'backlog', '#888888', 1000, true, ${now}, ${now})`.execute(db);
+}
+
 describe('migration 1092 on data written before it', () => {
   let handle: DatabaseHandle;
   const now = new Date('2026-10-01T10:00:00Z');
@@ -24,14 +41,12 @@ describe('migration 1092 on data written before it', () => {
     handle = await openEmptyDatabase();
     await migrateTo(handle.db, '1091_saved_views');
     const db = handle.db;
-    await sql`INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
-              VALUES (${user}, 'old@example.com', 'Old', 'x', ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at)
-              VALUES (${workspace}, 'old-search', 'Old', ${user}, ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO projects (id, workspace_id, name, identifier, description, created_by, created_at, updated_at)
-              VALUES (${project}, ${workspace}, 'Desk', 'SD', '', ${user}, ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO states (id, workspace_id, project_id, name, "group", color, sequence, is_default, created_at, updated_at)
-              VALUES (${state}, ${workspace}, ${project}, 'Backlog', 'backlog', '#888888', 1000, true, ${now}, ${now})`.execute(db);
+    await insertWorkspaceRows(
+      db,
+      { user, workspace, project, state },
+      { email: 'old@example.com', slug: 'old-search', project: 'Desk', identifier: 'SD' },
+      now,
+    );
     const insertIssue = (id: string, seq: number, name: string, description: string) =>
       sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
           VALUES (${id}, ${workspace}, ${project}, ${seq}, ${name}, ${description}, ${state}, 'backlog', 'none', ${user}, ${now}, ${now})`.execute(db);
@@ -102,14 +117,12 @@ describe('migration 1100 on documents written before it', () => {
     await migrateTo(handle.db, '1099_search_terms');
     const db = handle.db;
     const now = new Date();
-    await sql`INSERT INTO users (id, email, display_name, password_hash, created_at, updated_at)
-              VALUES (${user}, 'older@example.com', 'Old', 'x', ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO workspaces (id, slug, name, created_by, created_at, updated_at)
-              VALUES (${workspace}, 'old-docs', 'Old', ${user}, ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO projects (id, workspace_id, name, identifier, description, created_by, created_at, updated_at)
-              VALUES (${project}, ${workspace}, 'Till', 'TL', '', ${user}, ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO states (id, workspace_id, project_id, name, "group", color, sequence, is_default, created_at, updated_at)
-              VALUES (${state}, ${workspace}, ${project}, 'Backlog', 'backlog', '#888888', 1000, true, ${now}, ${now})`.execute(db);
+    await insertWorkspaceRows(
+      db,
+      { user, workspace, project, state },
+      { email: 'older@example.com', slug: 'old-docs', project: 'Till', identifier: 'TL' },
+      now,
+    );
     for (const [n, i] of issues.entries()) {
       await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
                 VALUES (${i.id}, ${workspace}, ${project}, ${n + 1}, ${i.name}, '', ${state}, 'backlog', 'none', ${user}, ${i.at}, ${i.at})`.execute(db);
@@ -138,5 +151,109 @@ describe('migration 1100 on documents written before it', () => {
       now: new Date(),
     });
     expect(rows.map((r) => r.id)).toEqual(issues.map((i) => i.id));
+  });
+});
+
+describe('migration 1101 (lighter search triggers) on data written before it', () => {
+  let handle: DatabaseHandle;
+  const now = new Date();
+  const user = randomUUID();
+  const workspace = randomUUID();
+  const project = randomUUID();
+  const state = randomUUID();
+  const old = randomUUID();
+  const fresh = randomUUID();
+  const oldComment = randomUUID();
+  const freshComment = randomUUID();
+  let before: { documents: unknown[]; parts: unknown[]; terms: string[] };
+  const snapshot = async () => ({
+    documents: (await sql`SELECT issue_id, document::text, name_folded FROM issue_search ORDER BY issue_id`.execute(handle.db)).rows,
+    parts: (await sql`SELECT issue_id, part_id, document::text FROM issue_search_parts ORDER BY part_id`.execute(handle.db)).rows,
+    terms: (await sql<{ word: string }>`SELECT word FROM search_terms ORDER BY word`.execute(handle.db)).rows.map((r) => r.word),
+  });
+  const insertIssue = (id: string, seq: number, name: string, description: string) =>
+    sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
+        VALUES (${id}, ${workspace}, ${project}, ${seq}, ${name}, ${description}, ${state}, 'backlog', 'none', ${user}, ${now}, ${now})`.execute(handle.db);
+  const insertComment = (id: string, issueId: string, body: string) =>
+    sql`INSERT INTO comments (id, workspace_id, issue_id, author_id, body, created_at, updated_at)
+        VALUES (${id}, ${workspace}, ${issueId}, ${user}, ${body}, ${now}, ${now})`.execute(handle.db);
+
+  beforeAll(async () => {
+    handle = await openEmptyDatabase();
+    await migrateTo(handle.db, '1100_search_partitions');
+    const db = handle.db;
+    await insertWorkspaceRows(
+      db,
+      { user, workspace, project, state },
+      { email: 'lighter@example.com', slug: 'old-terms', project: 'Pay', identifier: 'PY' },
+      now,
+    );
+    await insertIssue(old, 1, 'Ödeme sayfası açılmıyor', 'Görülen adres: https://pay.example.com/checkout');
+    await insertComment(oldComment, old, 'Kasadaki yazıcı arızalı');
+    before = await snapshot();
+    await migrateToLatest(db);
+  });
+  afterAll(async () => handle?.close());
+
+  const search = async (q: string) =>
+    (
+      await searchRepository().search(handle.db, {
+        workspaceId: workspace,
+        text: tsqueryText(parseSearchQuery(q)),
+        keyIds: [],
+        filter: {},
+        offset: 0,
+        limit: 20,
+        now,
+      })
+    ).rows.map((r) => r.id);
+
+  it('reads back every document, part and word as written before it', async () => {
+    expect(await snapshot()).toEqual(before);
+    // the old words split hosts into parts, which stay (only added to)
+    expect(before.terms).toEqual(expect.arrayContaining(['odeme', 'example', 'checkout']));
+  });
+
+  it('writes a new issue the same document, and as words the lexemes its document can match', async () => {
+    await insertIssue(fresh, 2, 'Yazıcı bağlantısı kopuyor', 'Durum sayfası status.vendorhost.io, sürüm v2.1.3');
+    const row = await sql<{ same: boolean }>`
+      SELECT s.document = search_issue_doc('english', i.name, i.description) AS same
+      FROM issue_search s JOIN issues i ON i.id = s.issue_id WHERE s.issue_id = ${fresh}`.execute(handle.db);
+    expect(row.rows[0]!.same).toBe(true);
+    const terms = (await snapshot()).terms;
+    expect(terms).toEqual(expect.arrayContaining(['yazici', 'baglantisi', 'kopuyor', 'durum', 'sayfasi', 'surum']));
+    // a host or a version is one lexeme of the document, with punctuation: neither it nor its parts are completions
+    expect(terms.filter((t) => t.includes('vendorhost') || t.includes('2.1'))).toEqual([]);
+    expect(await searchRepository().completions(handle.db, workspace, 'yazı')).toEqual(['yazici']);
+    expect(await search('bağlantı')).toEqual([fresh]);
+  });
+
+  it('gives the snippet of an issue whose creation time has microseconds (written by SQL, not by the service)', async () => {
+    const id = randomUUID();
+    await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
+              VALUES (${id}, ${workspace}, ${project}, 3, 'Mikrosaniye kaydı', '', ${state}, 'backlog', 'none', ${user},
+                      '2026-11-02 10:00:00.123456+00', clock_timestamp())`.execute(handle.db);
+    const { rows } = await searchRepository().search(handle.db, {
+      workspaceId: workspace,
+      text: tsqueryText(parseSearchQuery('mikrosaniye')),
+      keyIds: [],
+      filter: {},
+      offset: 0,
+      limit: 20,
+      now,
+    });
+    expect(rows.map((r) => r.id)).toEqual([id]);
+    const hits = await searchRepository().hits(handle.db, { workspaceId: workspace, language: 'english', anyText: "'mikrosaniye'", issues: rows });
+    expect(hits.map((h) => [h.issue_id, h.snippet_field, h.name_hit])).toEqual([[id, 'name', true]]);
+  });
+
+  it('indexes a new comment at once, and an edited one anew', async () => {
+    await insertComment(freshComment, fresh, 'Kablo değişti, sorun sürüyor');
+    expect(await search('kablo')).toEqual([fresh]);
+    await sql`UPDATE comments SET body = 'Adaptör değişti' WHERE id = ${freshComment}`.execute(handle.db);
+    expect(await search('kablo')).toEqual([]);
+    expect(await search('adaptör')).toEqual([fresh]);
+    await sql`UPDATE comments SET body = 'Kasadaki yazıcı yine arızalı' WHERE id = ${oldComment}`.execute(handle.db);
+    expect(await search('yine')).toEqual([old]);
   });
 });

@@ -90,6 +90,33 @@ describe('repeated lexemes in an OR (the planner counted each copy)', () => {
   });
 });
 
+describe("a new issue's document (migration 1101 parses each text once)", () => {
+  it('is the document search_issue_doc makes, in every language, for any text', async () => {
+    const { database } = ctx();
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.constantFrom('İstanbul', 'ISPARTA', 'ılık', 'Ödeme', 'naïve', 'https://pay.example.com/a?b=1', 'a@b.io', 'v2.1.3', 'foo-bar_baz', "don't", ''),
+    );
+    const text = fc.array(piece, { maxLength: 8 }).map((xs) => xs.join(' '));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('english', 'turkish', 'simple', 'german'), text, text, async (language, name, description) => {
+        // eslint-disable-next-line no-control-regex
+        const clean = (t: string) => t.replace(/\u0000/g, '');
+        const row = await sql<{ same: boolean; terms: string[] }>`
+          SELECT search_vector_of(${language}, ${clean(name)}, to_tsvector('wis_simple', ${clean(name)}), 'A')
+                   || search_vector_of(${language}, ${clean(description)}, to_tsvector('wis_simple', ${clean(description)}), 'B')
+                 = search_issue_doc(${language}, ${clean(name)}, ${clean(description)}) AS same,
+                 ARRAY(SELECT search_term_words(to_tsvector('wis_simple', ${clean(name)}))) AS terms`.execute(database.db);
+        expect(row.rows[0]!.same).toBe(true);
+        // the type-ahead's words: lexemes the document holds, letters and digits of 3 to 40 characters
+        // eslint-disable-next-line no-control-regex
+        for (const term of row.rows[0]!.terms) expect(term).toMatch(/^[^\x01-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]{3,40}$/u);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
 describe('snippets', () => {
   /** A text cut into pieces, some marked: the model of what ts_headline answers. */
   const pieces = fc.array(fc.record({ text: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }), marked: fc.boolean() }), { maxLength: 40 });

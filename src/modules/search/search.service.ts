@@ -93,7 +93,7 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
   /** The issues of a page of matches as results: the issue's card, its score, where the words were found, a snippet. */
   async function resultsOf(workspaceId: string, language: string, page: { rows: RankedIssue[] }, anyText: string) {
     const ids = page.rows.map((r) => r.id);
-    const [cards, hits] = await Promise.all([workItems.issueCards(db, workspaceId, ids), repo.hits(db, { workspaceId, language, anyText, issueIds: ids })]);
+    const [cards, hits] = await Promise.all([workItems.issueCards(db, workspaceId, ids), repo.hits(db, { workspaceId, language, anyText, issues: page.rows })]);
     const ranked = new Map(page.rows.map((r) => [r.id, r]));
     const hitOf = new Map(hits.map((h) => [h.issue_id, h]));
     return {
