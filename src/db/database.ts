@@ -66,7 +66,9 @@ export function openPostgres(url: string, options: PostgresOptions | number = {}
   // process (contract 27.1). The pool's own 'error' event (idle connections) is the same loss: logged once, here.
   pool.on('connect', (client) => {
     client.on('error', (error) => availability.connectionLost(error));
-    applySessionSettings(client);
+    // Behind a transaction pooler the service holds no session state: a setting would stay on whichever server
+    // connection ran it (the operator sets it on the database or role there).
+    if (pooler === 'none') applySessionSettings(client);
   });
   pool.on('error', () => undefined);
   if (pooler === 'none') nameStatements(pool);

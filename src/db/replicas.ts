@@ -96,7 +96,7 @@ export function routeReads(
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize, connectionTimeoutMillis: 2_000, keepAlive: true });
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
-      applySessionSettings(client);
+      if (options.pooler === 'none') applySessionSettings(client);
     });
     pool.on('error', () => undefined);
     if (options.pooler === 'none') nameStatements(pool);

@@ -10,9 +10,10 @@ import type pg from 'pg';
 export const IO_CONCURRENCY = 64;
 
 /**
- * The session settings of each new PostgreSQL connection (the pool's, and the replicas'). A value the operator chose
- * (on the server, the database or the role) is kept: only the compiled default is raised. Behind a transaction
- * pooler the setting stays on the server connection it ran on, which only makes that one read ahead. A failure is
+ * The session settings of each new direct PostgreSQL connection (the pool's, and the replicas'). A value the operator
+ * chose (on the server, the database or the role) is kept: only the compiled default is raised. Not behind a
+ * transaction pooler (`DATABASE_POOLER=transaction`), where the service holds no session state: the setting would stay
+ * on whichever server connection ran it; there the operator sets it on the database or the role. A failure is
  * ignored: the connection works as before, and a lost connection is reported by its own error listener.
  */
 export function applySessionSettings(client: pg.ClientBase): void {

@@ -35,6 +35,15 @@ describe.runIf(process.env.DATABASE_URL)('session settings on PostgreSQL', () =>
     }
   });
 
+  it('sets nothing behind a transaction pooler, where the service holds no session state', async () => {
+    const handle = openPostgres(url, { poolSize: 1, pooler: 'transaction' });
+    try {
+      expect(await show(handle)).toBe('1');
+    } finally {
+      await handle.close();
+    }
+  });
+
   it("keeps the operator's own value", async () => {
     const name = (await sql<{ name: string }>`SELECT current_database() AS name`.execute(database.db)).rows[0]!.name;
     await sql.raw(`ALTER DATABASE "${name}" SET effective_io_concurrency = 8`).execute(database.db);
