@@ -1,5 +1,5 @@
 -- Search's triggers made cheaper for each write (issue 37: create issue and create comment against the commit before
--- search, target 0.9). Only function bodies change and one function is added; nothing stored is rewritten, and the
+-- search, target 0.9). Only function bodies change and two functions are added; nothing stored is rewritten, and the
 -- documents and words written before read back the same.
 --
 -- 1. A new issue's words for the type-ahead (`search_terms`, migration 1099) are the lexemes of its text as written
