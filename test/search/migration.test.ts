@@ -8,6 +8,16 @@ import { searchRepository } from '../../src/modules/search/search.repository.js'
 import { parseSearchQuery, tsqueryText } from '../../src/modules/search/search.rules.js';
 import { openEmptyDatabase } from '../helpers/databases.js';
 
+/** An issue in the backlog of `insertWorkspaceRows`' project, written by SQL; `at` is its creation (and update) time. */
+const insertIssueRow = (
+  db: DatabaseHandle['db'],
+  ids: { user: string; workspace: string; project: string; state: string },
+  issue: { id: string; seq: number; name: string; description?: string; at: Date | string },
+) =>
+  sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
+      VALUES (${issue.id}, ${ids.workspace}, ${ids.project}, ${issue.seq}, ${issue.name}, ${issue.description ?? ''}, ${ids.state}, 'backlog', 'none',
+              ${ids.user}, ${issue.at}::timestamptz, ${issue.at}::timestamptz)`.execute(db);
+
 /** A user, a workspace, a project and its backlog state, written by SQL (as a release before a migration wrote them). */
 async function insertWorkspaceRows(
   db: DatabaseHandle['db'],
@@ -48,8 +58,7 @@ describe('migration 1092 on data written before it', () => {
       now,
     );
     const insertIssue = (id: string, seq: number, name: string, description: string) =>
-      sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
-          VALUES (${id}, ${workspace}, ${project}, ${seq}, ${name}, ${description}, ${state}, 'backlog', 'none', ${user}, ${now}, ${now})`.execute(db);
+      insertIssueRow(db, { user, workspace, project, state }, { id, seq, name, description, at: now });
     await insertIssue(issue, 1, 'Ödeme sayfası açılmıyor', 'İSTANBUL şubesinde');
     await insertIssue(other, 2, 'Deployment pipeline', '');
     await sql`INSERT INTO comments (id, workspace_id, issue_id, author_id, body, created_at, updated_at)
@@ -124,8 +133,7 @@ describe('migration 1100 on documents written before it', () => {
       now,
     );
     for (const [n, i] of issues.entries()) {
-      await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
-                VALUES (${i.id}, ${workspace}, ${project}, ${n + 1}, ${i.name}, '', ${state}, 'backlog', 'none', ${user}, ${i.at}, ${i.at})`.execute(db);
+      await insertIssueRow(db, { user, workspace, project, state }, { id: i.id, seq: n + 1, name: i.name, at: i.at });
     }
     before = (await sql<{ issue_id: string; document: string }>`SELECT issue_id, document::text FROM issue_search ORDER BY issue_id`.execute(db)).rows;
     await migrateToLatest(db);
@@ -172,8 +180,7 @@ describe('migration 1101 (lighter search triggers) on data written before it', (
     terms: (await sql<{ word: string }>`SELECT word FROM search_terms ORDER BY word`.execute(handle.db)).rows.map((r) => r.word),
   });
   const insertIssue = (id: string, seq: number, name: string, description: string) =>
-    sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
-        VALUES (${id}, ${workspace}, ${project}, ${seq}, ${name}, ${description}, ${state}, 'backlog', 'none', ${user}, ${now}, ${now})`.execute(handle.db);
+    insertIssueRow(handle.db, { user, workspace, project, state }, { id, seq, name, description, at: now });
   const insertComment = (id: string, issueId: string, body: string) =>
     sql`INSERT INTO comments (id, workspace_id, issue_id, author_id, body, created_at, updated_at)
         VALUES (${id}, ${workspace}, ${issueId}, ${user}, ${body}, ${now}, ${now})`.execute(handle.db);
@@ -230,9 +237,7 @@ describe('migration 1101 (lighter search triggers) on data written before it', (
 
   it('gives the snippet of an issue whose creation time has microseconds (written by SQL, not by the service)', async () => {
     const id = randomUUID();
-    await sql`INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
-              VALUES (${id}, ${workspace}, ${project}, 3, 'Mikrosaniye kaydı', '', ${state}, 'backlog', 'none', ${user},
-                      '2026-11-02 10:00:00.123456+00', clock_timestamp())`.execute(handle.db);
+    await insertIssueRow(handle.db, { user, workspace, project, state }, { id, seq: 3, name: 'Mikrosaniye kaydı', at: '2026-11-02 10:00:00.123456+00' });
     const { rows } = await searchRepository().search(handle.db, {
       workspaceId: workspace,
       text: tsqueryText(parseSearchQuery('mikrosaniye')),
