@@ -39,11 +39,25 @@ export function nextDigestAt(now: Date, hour: number, zone: string): Date {
   const local = DateTime.fromJSDate(now, { zone: isTimeZone(zone) ? zone : 'UTC' });
   for (let days = 0; days <= 2; days++) {
     const day = local.plus({ days });
-    const at = DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour, minute: 0, second: 0, millisecond: 0 }, { zone: local.zone });
+    let at = DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour, minute: 0, second: 0, millisecond: 0 }, { zone: local.zone });
+    // hour:00 fell in a gap (spring forward): Luxon moves it on by the gap's length, which overshoots a gap that does
+    // not end on the hour (Chatham's 02:45 to 03:45 made the 03:00 digest 04:00). The digest is at the gap's end.
+    if (at.hour !== hour) at = gapEnd(at);
     if (at.toMillis() > now.getTime()) return at.toJSDate();
   }
   /* c8 ignore next */
   throw new Error('unreachable: an hour of the next two days is after now');
+}
+
+/** The first minute at `at`'s offset after a change of offset in the two hours before it (a DST gap's end). */
+function gapEnd<T extends DateTime>(at: T): T {
+  let end = at;
+  for (let minutes = 1; minutes <= 120; minutes++) {
+    const earlier = at.minus({ minutes }) as T;
+    if (earlier.offset !== at.offset) break;
+    end = earlier;
+  }
+  return end;
 }
 
 /** When to try again after the `attempts`-th attempt failed for a passing reason; null: no retry left. */
