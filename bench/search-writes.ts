@@ -1,6 +1,7 @@
 // Experiment: what search's triggers cost a write, piece by piece (issue 37's write ratio). A scratch PostgreSQL
-// database at the latest migration; single-row INSERTs of issues and comments, one statement each as a POST makes
-// them, in a loop of `n` per variant, the variants interleaved over `rounds`. Prints the median ms per 1,000 rows.
+// database at the latest migration; single-row INSERTs of issues and comments and UPDATEs of an issue's priority, one
+// statement each as a POST or a PATCH makes them, in a loop of `n` per variant, the variants interleaved over `rounds`.
+// Prints the median ms per 1,000 rows.
 // `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/search-writes.ts [n] [rounds]`
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -80,9 +81,23 @@ async function insertComments(count: number) {
   return ((performance.now() - started) / count) * 1000;
 }
 
+let updates = 0;
+async function updateIssues(count: number) {
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    await client.query({
+      name: 'update',
+      text: `UPDATE issues SET priority = $2, updated_at = now() WHERE id = $1`,
+      values: [issueIds[updates++ % issueIds.length], ['low', 'medium', 'high'][updates % 3]],
+    });
+  }
+  return ((performance.now() - started) / count) * 1000;
+}
+
 const triggers = async (on: boolean) => {
   const verb = on ? 'ENABLE' : 'DISABLE';
   await q(`ALTER TABLE issues ${verb} TRIGGER issues_search_added`);
+  await q(`ALTER TABLE issues ${verb} TRIGGER issues_search_changed`);
   await q(`ALTER TABLE comments ${verb} TRIGGER comments_search_added`);
 };
 
@@ -104,7 +119,7 @@ const variants: Record<string, { before?: string; after?: string; off?: boolean 
 
 await insertIssues(200);
 await insertComments(200);
-const results: Record<string, { issue: number[]; comment: number[] }> = {};
+const results: Record<string, { issue: number[]; comment: number[]; update: number[] }> = {};
 for (let r = 0; r < rounds; r++) {
   // a new order each round: a variant measured later in a round meets bigger tables
   const order = Object.entries(variants).sort(() => Math.random() - 0.5);
@@ -113,16 +128,20 @@ for (let r = 0; r < rounds; r++) {
     if (v.before) await q(v.before);
     const issue = await insertIssues(n);
     const comment = await insertComments(n);
+    const update = await updateIssues(n);
     if (v.after) await q(v.after);
     if (v.off) await triggers(true);
-    (results[label] ??= { issue: [], comment: [] }).issue.push(issue);
+    (results[label] ??= { issue: [], comment: [], update: [] }).issue.push(issue);
     results[label].comment.push(comment);
+    results[label].update.push(update);
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`ms per 1,000 single-row inserts (median of ${rounds}):`);
 for (const [label, r] of Object.entries(results))
-  console.log(`${label.padEnd(10)} issue ${median(r.issue).toFixed(0).padStart(6)}  comment ${median(r.comment).toFixed(0).padStart(6)}`);
+  console.log(
+    `${label.padEnd(10)} issue ${median(r.issue).toFixed(0).padStart(6)}  comment ${median(r.comment).toFixed(0).padStart(6)}  update ${median(r.update).toFixed(0).padStart(6)}`,
+  );
 await client.end();
 if (!process.env.KEEP) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 await admin.end();

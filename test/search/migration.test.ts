@@ -262,3 +262,73 @@ describe('migration 1101 (lighter search triggers) on data written before it', (
     expect(await search('yine')).toEqual([old]);
   });
 });
+
+describe('migration 1102 (updated_at beside the document) on data written before it', () => {
+  let handle: DatabaseHandle;
+  const now = new Date();
+  const ids = { user: randomUUID(), workspace: randomUUID(), project: randomUUID(), state: randomUUID() };
+  const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+  const comment = randomUUID();
+  let before: unknown[];
+  const documents = async () =>
+    (await sql`SELECT issue_id, created_at, language, name_folded, document::text FROM issue_search ORDER BY issue_id`.execute(handle.db)).rows;
+  const times = async () =>
+    (
+      await sql<{ issue_id: string; same: boolean }>`
+        SELECT s.issue_id, s.updated_at IS NOT DISTINCT FROM i.updated_at AS same FROM issue_search s JOIN issues i ON i.id = s.issue_id`.execute(handle.db)
+    ).rows;
+  const search = async (q: string) =>
+    (
+      await searchRepository().search(handle.db, {
+        workspaceId: ids.workspace,
+        text: tsqueryText(parseSearchQuery(q)),
+        keyIds: [],
+        filter: {},
+        offset: 0,
+        limit: 20,
+        now,
+      })
+    ).rows.map((r) => r.id);
+  const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000).toISOString();
+
+  beforeAll(async () => {
+    handle = await openEmptyDatabase();
+    await migrateTo(handle.db, '1101_search_lighter_writes');
+    await insertWorkspaceRows(handle.db, ids, { email: 'times@example.com', slug: 'old-times', project: 'Ops', identifier: 'OP' }, now);
+    await insertIssueRow(handle.db, ids, { id: first, seq: 1, name: 'Yazıcı arızası', at: minutesAgo(30) });
+    await insertIssueRow(handle.db, ids, { id: second, seq: 2, name: 'Yazıcı kağıt sıkıştı', at: minutesAgo(20) });
+    await insertIssueRow(handle.db, ids, { id: third, seq: 3, name: 'Tarayıcı bozuk', at: minutesAgo(10) });
+    await sql`INSERT INTO comments (id, workspace_id, issue_id, author_id, body, created_at, updated_at)
+              VALUES (${comment}, ${ids.workspace}, ${third}, ${ids.user}, 'Yazıcı da bozuk', ${now}, ${now})`.execute(handle.db);
+    // the oldest issue updated last: it ranks first among the names that match
+    await sql`UPDATE issues SET priority = 'high', updated_at = ${minutesAgo(5)}::timestamptz WHERE id = ${first}`.execute(handle.db);
+    before = await documents();
+    await migrateToLatest(handle.db);
+  });
+  afterAll(async () => handle?.close());
+
+  it('reads back every document as before, each with its issue’s updated_at', async () => {
+    expect(await documents()).toEqual(before);
+    expect(await times()).toEqual(expect.arrayContaining([first, second, third].map((issue_id) => ({ issue_id, same: true }))));
+    // names by updated_at, then the match by a comment alone (its time read from the issue)
+    expect(await search('yazıcı')).toEqual([first, second, third]);
+  });
+
+  it('follows every update of the issue, with or without its words', async () => {
+    await sql`UPDATE issues SET state_group = 'started', updated_at = ${minutesAgo(1)}::timestamptz WHERE id = ${second}`.execute(handle.db);
+    expect(await search('yazıcı')).toEqual([second, first, third]);
+    await sql`UPDATE issues SET name = 'Yazıcı kağıt sıkışması', updated_at = ${now.toISOString()}::timestamptz WHERE id = ${first}`.execute(handle.db);
+    expect(await search('sıkışması')).toEqual([first]);
+    expect(await search('yazıcı')).toEqual([first, second, third]);
+    // an update that leaves the time alone leaves the document's row alone
+    await sql`UPDATE issues SET priority = 'low' WHERE id = ${third}`.execute(handle.db);
+    expect((await times()).every((t) => t.same)).toBe(true);
+  });
+
+  it('writes a new issue its time', async () => {
+    const id = randomUUID();
+    await insertIssueRow(handle.db, ids, { id, seq: 4, name: 'Yazıcı yeni', at: minutesAgo(3) });
+    expect((await times()).every((t) => t.same)).toBe(true);
+    expect(await search('yazıcı')).toEqual([first, second, id, third]);
+  });
+});

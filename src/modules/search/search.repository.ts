@@ -120,7 +120,9 @@ async function newestMatches(
     ? sql`AND EXISTS (SELECT 1 FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = d.issue_id ${and(input.filters)})`
     : sql``;
   const matches = (range: RawBuilder<unknown>) => sql`
-    SELECT d.issue_id, ${EPOCH_MS(sql`d.created_at`)} AS created_ms, ${table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`} AS in_name
+    SELECT d.issue_id, ${EPOCH_MS(sql`d.created_at`)} AS created_ms,
+           ${table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`} AS in_name,
+           ${table === 'issue_search' ? EPOCH_MS(sql`d.updated_at`) : sql`NULL::float8`} AS updated_ms
     FROM ${sql.table(table)} d
     WHERE d.workspace_id = ${ws}::uuid AND d.document @@ ${input.query}::tsquery ${range} ${filterOn}
     ORDER BY d.created_at DESC LIMIT ${input.limit}`;
@@ -139,23 +141,28 @@ async function newestMatches(
     // would read every window.
     statement = sql`SELECT * FROM (${sql.join(windows, sql` UNION ALL `)}) w LIMIT ${input.limit}`;
   }
-  const rows = await sql<{ issue_id: string; created_ms: number; in_name: boolean }>`${statement} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
+  const rows = await sql<{ issue_id: string; created_ms: number; in_name: boolean; updated_ms: number | null }>`${statement} ${sql.raw(CUSTOM_PLAN)}`.execute(
+    tx,
+  );
   return rows.rows;
 }
 
 interface Candidate {
   created: number;
   score: number;
+  /** `updated_at` (epoch ms) when the match's row holds it (the issue's own document, migration 1102); null for a part. */
+  updated: number | null;
 }
 
 /**
  * The ranked matches (see `search`):
  * 1. the newest 1,001 issues whose own document matches (`newestMatches`), each with its score (the name holds the
- *    query, or the description does);
+ *    query, or the description does) and its `updated_at`, both from the document's row;
  * 2. when (1) found fewer, the issues with a matching comment or value, newest first, scored as comments (when (1)
  *    found 1,001, the total is capped and issues matched by a comment alone could only rank after its 1,001);
- * 3. the newest 1,001 of both are the matches: the total; the page is cut out of them by score, then `updated_at`,
- *    read only for the scores the page reaches. The issues named by key come first when they pass the filters.
+ * 3. the newest 1,001 of both are the matches: the total; the page is cut out of them by score, then `updated_at`
+ *    (read from the issues only for the matches of (2) that the page reaches). The issues named by key come first when
+ *    they pass the filters.
  */
 async function rankedMatches(
   tx: Executor,
@@ -167,7 +174,8 @@ async function rankedMatches(
   if (input.resolved) {
     const { query, nameQuery } = input.resolved;
     const own = await newestMatches(tx, 'issue_search', { workspaceId: ws, query, nameQuery, filters, limit: RANKED + 1, now: input.now });
-    for (const row of own) candidates.set(row.issue_id, { created: row.created_ms, score: row.in_name ? SCORES.name : SCORES.description });
+    for (const row of own)
+      candidates.set(row.issue_id, { created: row.created_ms, score: row.in_name ? SCORES.name : SCORES.description, updated: row.updated_ms });
     // When 1,001 issues match by their own words, the total is capped, and the page holds none that only a comment or
     // value matches (those score lowest): the comments are not looked at. Otherwise all of them count.
     if (own.length <= RANKED) {
@@ -176,7 +184,8 @@ async function rankedMatches(
         const parts = await newestMatches(tx, 'issue_search_parts', { workspaceId: ws, query, nameQuery, filters, limit, now: input.now });
         const issues = new Set([...candidates.keys(), ...parts.map((p) => p.issue_id)]);
         if (parts.length === limit && issues.size <= RANKED) continue;
-        for (const row of parts) if (!candidates.has(row.issue_id)) candidates.set(row.issue_id, { created: row.created_ms, score: SCORES.part });
+        for (const row of parts)
+          if (!candidates.has(row.issue_id)) candidates.set(row.issue_id, { created: row.created_ms, score: SCORES.part, updated: null });
         break;
       }
     }
@@ -185,22 +194,35 @@ async function rankedMatches(
   const matched = [...candidates].sort((a, b) => b[1].created - a[1].created || (a[0] < b[0] ? 1 : -1)).slice(0, RANKED + 1);
   if (matched.length === 0 && input.keyIds.length === 0) return { rows: [] as RankedIssue[], found: 0 };
 
-  // Only the scores the page reaches need `updated_at`: the best score's issues, then the next, until the page is full.
+  // Only the scores the page reaches are ordered: the best score's issues, then the next, until the page is full. The
+  // issues' own matches came with their `updated_at`; it is read from the issues only for the matches by a comment or
+  // a value the page reaches, and for the issues named by key (which must also pass the filters).
   const byScore = [SCORES.name, SCORES.description, SCORES.part].map((score) => matched.filter(([, c]) => c.score === score));
-  const needed: string[] = [];
+  const reached: [string, Candidate][] = [];
   for (const group of byScore) {
-    if (needed.length >= input.offset + input.limit) break;
-    needed.push(...group.map(([id]) => id));
+    if (reached.length >= input.offset + input.limit) break;
+    reached.push(...group);
   }
-  const rows = await sql<{ id: string; created_ms: number; updated_ms: number; by_key: boolean }>`
-    SELECT i.id, ${EPOCH_MS(sql`i.created_at`)} AS created_ms, ${EPOCH_MS(sql`i.updated_at`)} AS updated_ms, i.id = ANY(${input.keyIds}::uuid[]) AS by_key
-    FROM issues i
-    WHERE i.workspace_id = ${ws}::uuid
-      AND (i.id = ANY(${needed}::uuid[]) OR (i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}))`.execute(tx);
-  const score = new Map(matched.map(([id, c]) => [id, c.score]));
-  const ranked = rows.rows
-    .map((r) => ({ id: r.id, created_ms: r.created_ms, by_key: r.by_key, score: r.by_key ? 0 : (score.get(r.id) ?? 0), updated: r.updated_ms }))
-    .sort((a, b) => Number(b.by_key) - Number(a.by_key) || b.score - a.score || b.updated - a.updated || (a.id < b.id ? 1 : -1));
+  const unknown = reached.filter(([, c]) => c.updated === null).map(([id]) => id);
+  const read =
+    unknown.length > 0 || input.keyIds.length > 0
+      ? (
+          await sql<{ id: string; created_ms: number; updated_ms: number; by_key: boolean }>`
+            SELECT i.id, ${EPOCH_MS(sql`i.created_at`)} AS created_ms, ${EPOCH_MS(sql`i.updated_at`)} AS updated_ms, i.id = ANY(${input.keyIds}::uuid[]) AS by_key
+            FROM issues i
+            WHERE i.workspace_id = ${ws}::uuid
+              AND (i.id = ANY(${unknown}::uuid[]) OR (i.id = ANY(${input.keyIds}::uuid[]) ${and(filters)}))`.execute(tx)
+        ).rows
+      : [];
+  const readById = new Map(read.map((r) => [r.id, r]));
+  const ranked = [
+    ...read.filter((r) => r.by_key).map((r) => ({ id: r.id, created_ms: r.created_ms, by_key: true, score: 0, updated: r.updated_ms })),
+    ...reached.flatMap(([id, c]) => {
+      const updated = c.updated ?? readById.get(id)?.updated_ms;
+      // A match by a part whose issue is gone since (deleted in between): left out, as the issues' read did before.
+      return updated === undefined ? [] : [{ id, created_ms: c.created, by_key: false, score: c.score, updated }];
+    }),
+  ].sort((a, b) => Number(b.by_key) - Number(a.by_key) || b.score - a.score || b.updated - a.updated || (a.id < b.id ? 1 : -1));
   const keyed = ranked.filter((r) => r.by_key).length;
   return {
     rows: ranked
