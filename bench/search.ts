@@ -319,18 +319,13 @@ interface Rates {
   off: number[];
 }
 
-/**
- * POST throughput with the search triggers on and off, interleaved rounds (on, off; then off, on; ...). Each window
- * starts after a CHECKPOINT: the first write of each page after a checkpoint logs the whole page, so a window that
- * happened to follow one wrote more than its neighbour (checkpoints come every 5 minutes, windows last seconds).
- */
+/** POST throughput with the search triggers on and off, interleaved rounds (on, off; then off, on; ...). */
 async function writeCost(
   base: string,
   token: string,
   path: string,
   body: () => unknown,
   setTriggers: (on: boolean) => Promise<void>,
-  checkpoint: () => Promise<void>,
   rounds: number,
   seconds: number,
 ): Promise<Rates> {
@@ -338,7 +333,6 @@ async function writeCost(
   for (let r = 0; r < rounds; r++) {
     for (const on of r % 2 === 0 ? [true, false] : [false, true]) {
       await setTriggers(on);
-      await checkpoint();
       const result = await autocannon({
         url: base + path,
         method: 'POST',
@@ -477,20 +471,10 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean): 
       await q(`ALTER TABLE issues ${verb} TRIGGER issues_search_changed`);
       await q(`ALTER TABLE comments ${verb} TRIGGER comments_search_added`);
     };
-    const checkpoint = async () => void (await q(`CHECKPOINT`));
     const rounds = quick ? 2 : 6;
     const seconds = quick ? 3 : 8;
     const issuePath = `${ws}/projects/${seeded.projectId}/issues/`;
-    const create = await writeCost(
-      server.base,
-      seeded.token,
-      issuePath,
-      () => ({ name: words(5), description: words(40) }),
-      setTriggers,
-      checkpoint,
-      rounds,
-      seconds,
-    );
+    const create = await writeCost(server.base, seeded.token, issuePath, () => ({ name: words(5), description: words(40) }), setTriggers, rounds, seconds);
     const firstIssue = (await q<{ id: string }>(`SELECT id FROM issues WHERE project_id = $1 ORDER BY sequence_id DESC LIMIT 1`, [seeded.projectId])).rows;
     const comment = await writeCost(
       server.base,
@@ -498,12 +482,11 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean): 
       `${issuePath}${firstIssue[0]!.id}/comments/`,
       () => ({ body: words(20) }),
       setTriggers,
-      checkpoint,
       rounds,
       seconds,
     );
     lines.push(
-      `Writes (POST, 10 connections, ${rounds} interleaved rounds of ${seconds} s, each after a CHECKPOINT), requests/s with the search triggers against without (medians; the ratio is the median of each round's):`,
+      `Writes (POST, 10 connections, ${rounds} interleaved rounds of ${seconds} s), requests/s with the search triggers against without (medians; the ratio is the median of each round's):`,
       '',
       '| request | with search | without | ratio | target |',
       '|---|---:|---:|---:|---:|',

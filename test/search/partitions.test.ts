@@ -68,4 +68,23 @@ describe('the documents by month', () => {
     // One score for all: the most recently updated first, which is here the newest.
     expect(res.body.results.map((r: { issue: { id: string } }) => r.issue.id)).toEqual([...ids].reverse());
   });
+  it('takes similar issues from every window of creation time, newest first', async () => {
+    const { api, clock } = ctx();
+    const ws = await createWorkspace(api);
+    const project = await createProject(api, ws);
+    const now = new Date('2026-01-15T09:00:00Z');
+    const names = new Map<string, number>();
+    for (const days of [730, 365, 120, 60, 1]) {
+      clock.set(new Date(now.getTime() - days * 86_400_000));
+      const issue = await createIssue(api, ws, project.id, { name: `Yazıcı kağıt sıkıştırıyor ${days}` });
+      names.set(issue.id, days);
+    }
+    clock.set(now);
+    const res = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/similar/?name=${encodeURIComponent('yazıcı kağıt sıkıştırıyor')}`, {
+      token: ws.admin.token,
+    });
+    expect(res.status, res.text).toBe(200);
+    // five equally similar, of every window: the most recently updated first
+    expect(res.body.map((r: { issue: { id: string } }) => names.get(r.issue.id))).toEqual([1, 60, 120, 365, 730]);
+  });
 });

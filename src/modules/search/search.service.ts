@@ -174,8 +174,11 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       const words = [...new Set(`${name} ${description.slice(0, 300)}`.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => [...w].length >= 3))].slice(0, 24);
       const anyText = pairsText(words.slice(0, 8));
       const language = await repo.workspaceLanguage(db, ws.workspaceId);
-      const since = new Date(clock.now().getTime() - SIMILAR_DAYS * 86_400_000);
-      const rows = await repo.similar(db, { workspaceId: ws.workspaceId, projectId, language, name: clean(name), description, anyText, since });
+      const now = clock.now();
+      const since = new Date(now.getTime() - SIMILAR_DAYS * 86_400_000);
+      const rows = await db
+        .transaction()
+        .execute((tx) => repo.similar(tx, { workspaceId: ws.workspaceId, projectId, language, name: clean(name), description, anyText, since, now }));
       const cards = await workItems.issueCards(
         db,
         ws.workspaceId,
