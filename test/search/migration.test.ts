@@ -18,6 +18,20 @@ const insertIssueRow = (
       VALUES (${issue.id}, ${ids.workspace}, ${ids.project}, ${issue.seq}, ${issue.name}, ${issue.description ?? ''}, ${ids.state}, 'backlog', 'none',
               ${ids.user}, ${issue.at}::timestamptz, ${issue.at}::timestamptz)`.execute(db);
 
+/** The ids of the first page of a search, as the service ranks them. */
+const searchIds = async (db: DatabaseHandle['db'], workspaceId: string, q: string, now: Date) =>
+  (
+    await searchRepository().search(db, {
+      workspaceId,
+      text: tsqueryText(parseSearchQuery(q)),
+      keyIds: [],
+      filter: {},
+      offset: 0,
+      limit: 20,
+      now,
+    })
+  ).rows.map((r) => r.id);
+
 /** A user, a workspace, a project and its backlog state, written by SQL (as a release before a migration wrote them). */
 async function insertWorkspaceRows(
   db: DatabaseHandle['db'],
@@ -71,18 +85,7 @@ describe('migration 1092 on data written before it', () => {
   });
   afterAll(async () => handle?.close());
 
-  const search = async (q: string) => {
-    const { rows } = await searchRepository().search(handle.db, {
-      workspaceId: workspace,
-      text: tsqueryText(parseSearchQuery(q)),
-      keyIds: [],
-      filter: {},
-      offset: 0,
-      limit: 20,
-      now,
-    });
-    return rows.map((r) => r.id);
-  };
+  const search = (q: string) => searchIds(handle.db, workspace, q, now);
 
   it('finds the issues written before it by name, description, comment and text value, accents and Turkish letters folded', async () => {
     expect(await search('odeme')).toEqual([issue]);
@@ -149,16 +152,7 @@ describe('migration 1100 on documents written before it', () => {
     expect(partOf.get(issues[0]!.id)).toBe(month(issues[0]!.at));
     expect(partOf.get(issues[1]!.id)).toBe(month(issues[1]!.at));
     expect(partOf.get(issues[2]!.id)).toBe('issue_search_default');
-    const { rows } = await searchRepository().search(handle.db, {
-      workspaceId: workspace,
-      text: tsqueryText(parseSearchQuery('kasa')),
-      keyIds: [],
-      filter: {},
-      offset: 0,
-      limit: 20,
-      now: new Date(),
-    });
-    expect(rows.map((r) => r.id)).toEqual(issues.map((i) => i.id));
+    expect(await searchIds(handle.db, workspace, 'kasa', new Date())).toEqual(issues.map((i) => i.id));
   });
 });
 
@@ -202,18 +196,7 @@ describe('migration 1101 (lighter search triggers) on data written before it', (
   });
   afterAll(async () => handle?.close());
 
-  const search = async (q: string) =>
-    (
-      await searchRepository().search(handle.db, {
-        workspaceId: workspace,
-        text: tsqueryText(parseSearchQuery(q)),
-        keyIds: [],
-        filter: {},
-        offset: 0,
-        limit: 20,
-        now,
-      })
-    ).rows.map((r) => r.id);
+  const search = (q: string) => searchIds(handle.db, workspace, q, now);
 
   it('reads back every document, part and word as written before it', async () => {
     expect(await snapshot()).toEqual(before);
@@ -277,18 +260,7 @@ describe('migration 1102 (updated_at beside the document) on data written before
       await sql<{ issue_id: string; same: boolean }>`
         SELECT s.issue_id, s.updated_at IS NOT DISTINCT FROM i.updated_at AS same FROM issue_search s JOIN issues i ON i.id = s.issue_id`.execute(handle.db)
     ).rows;
-  const search = async (q: string) =>
-    (
-      await searchRepository().search(handle.db, {
-        workspaceId: ids.workspace,
-        text: tsqueryText(parseSearchQuery(q)),
-        keyIds: [],
-        filter: {},
-        offset: 0,
-        limit: 20,
-        now,
-      })
-    ).rows.map((r) => r.id);
+  const search = (q: string) => searchIds(handle.db, ids.workspace, q, now);
   const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000).toISOString();
 
   beforeAll(async () => {
