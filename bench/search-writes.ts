@@ -137,7 +137,7 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`ms per 1,000 single-row inserts (median of ${rounds}):`);
+console.log(`ms per 1,000 single-row writes (median of ${rounds}):`);
 for (const [label, r] of Object.entries(results))
   console.log(
     `${label.padEnd(10)} issue ${median(r.issue).toFixed(0).padStart(6)}  comment ${median(r.comment).toFixed(0).padStart(6)}  update ${median(r.update).toFixed(0).padStart(6)}`,
