@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createIssue, createProject, createWorkspace, expectProblem, projectStates, type Session } from '../helpers/factories.js';
+import { notificationsRepository } from '../../src/modules/notifications/notifications.repository.js';
 import { useTestApp } from '../helpers/test-app.js';
 
 const ctx = useTestApp();
@@ -191,6 +192,50 @@ describe('watching', () => {
     await s.comment(issue.id, `@${s.ws.admin.user.email}`, s.member.token);
     expect((await get(s.ws.admin.token)).body.watching).toBe(true);
     expect(await s.kinds(s.ws.admin)).toEqual(['mentioned']);
+  });
+
+  it('brings back an explicit unwatch by an assignment, and keeps it through a comment in the same request', async () => {
+    const s = await setup();
+    const issue = await createIssue(s.api, s.ws, s.project.id, { name: 'Back' });
+    const get = (token: string) => s.api.get(`${s.base}${issue.id}/`, { token });
+    expect((await s.api.delete(`${s.base}${issue.id}/watch/`, { token: s.member.token })).status).toBe(204);
+    await s.comment(issue.id, 'a comment of mine', s.member.token);
+    expect((await get(s.member.token)).body.watching).toBe(false);
+    await s.patch(issue.id, { assignee_ids: [s.member.user.id] });
+    expect((await get(s.member.token)).body.watching).toBe(true);
+    const { rows } = await sql<{ user_id: string; unwatched: boolean; source: string }>`
+      SELECT user_id, unwatched, source FROM issue_watchers WHERE issue_id = ${issue.id} ORDER BY source`.execute(ctx().database.db);
+    expect(rows).toEqual([
+      { user_id: s.ws.admin.user.id, unwatched: false, source: 'creator' },
+      { user_id: s.member.user.id, unwatched: false, source: 'manual' },
+    ]);
+  });
+
+  it.runIf(process.env.DATABASE_URL)('lets one author comment on one issue from two requests at once: the watcher row is not locked', async () => {
+    const s = await setup();
+    const issue = await createIssue(s.api, s.ws, s.project.id, { name: 'Busy' });
+    // Another comment of the admin's, still in its transaction: it has added the admin as a watcher, as comments do.
+    let release!: () => void;
+    let begun!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const started = new Promise<void>((r) => (begun = r));
+    const other = ctx()
+      .database.db.transaction()
+      .execute(async (tx) => {
+        await notificationsRepository().addWatchers(tx, [
+          { workspace_id: s.ws.workspaceId, issue_id: issue.id, user_id: s.ws.admin.user.id, source: 'commenter', created_at: new Date() },
+        ]);
+        begun();
+        await held;
+      });
+    await started;
+    try {
+      const answer = await Promise.race([s.comment(issue.id, 'meanwhile', s.ws.admin.token), new Promise((r) => setTimeout(() => r('waited'), 5_000))]);
+      expect(answer).not.toBe('waited');
+    } finally {
+      release();
+      await other;
+    }
   });
 
   it('keeps webhook payloads unchanged: no `watching` in the recorded events', async () => {

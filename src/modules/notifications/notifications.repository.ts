@@ -119,20 +119,32 @@ export function notificationsRepository() {
     /**
      * Adds watchers in one statement. A user already watching keeps their row; one who stopped watching by hand comes
      * back only through an assignment, a mention or watching again.
+     *
+     * A row already there is left unlocked unless it is turned back on: `ON CONFLICT DO UPDATE ... WHERE` locks the
+     * conflicting row even when its condition is false, until the transaction ends, and each comment adds its author as
+     * a watcher. The comments of one author on one issue then waited on one another from this statement to their
+     * commits (issue 37's write bench: most samples of its comment phase waited there).
      */
     async addWatchers(tx: Executor, rows: WatcherToAdd[]): Promise<void> {
       if (!rows.length) return;
-      const unique = new Map(rows.map((r) => [`${r.workspace_id}|${r.issue_id}|${r.user_id}`, r]));
+      const unique = [...new Map(rows.map((r) => [`${r.workspace_id}|${r.issue_id}|${r.user_id}`, r])).values()];
+      const insert = (db: Pick<Executor, 'insertInto'>) =>
+        db
+          .insertInto('issue_watchers')
+          .values(unique)
+          .onConflict((oc) => oc.columns(['workspace_id', 'issue_id', 'user_id']).doNothing());
+      const overriding = unique.filter((r) => OVERRIDES_UNWATCH.includes(r.source));
+      if (!overriding.length) {
+        await insert(tx).execute();
+        return;
+      }
+      // The rows this statement inserts are not seen by its UPDATE (one snapshot): they are new and watching already.
       await tx
-        .insertInto('issue_watchers')
-        .values([...unique.values()])
-        .onConflict((oc) =>
-          oc
-            .columns(['workspace_id', 'issue_id', 'user_id'])
-            .doUpdateSet({ unwatched: false })
-            .where('issue_watchers.unwatched', '=', true)
-            .where(sql<boolean>`excluded.source = ANY(${OVERRIDES_UNWATCH}::text[])`),
-        )
+        .with('added', (db) => insert(db))
+        .updateTable('issue_watchers')
+        .set({ unwatched: false })
+        .where('unwatched', '=', true)
+        .where((eb) => eb.or(overriding.map((r) => eb.and({ workspace_id: r.workspace_id, issue_id: r.issue_id, user_id: r.user_id }))))
         .execute();
     },
 
