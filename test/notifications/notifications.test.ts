@@ -194,7 +194,7 @@ describe('watching', () => {
     expect(await s.kinds(s.ws.admin)).toEqual(['mentioned']);
   });
 
-  it('brings back an explicit unwatch by an assignment, and keeps it through a comment in the same request', async () => {
+  it("keeps an explicit unwatch through the user's own comment, and ends it by an assignment", async () => {
     const s = await setup();
     const issue = await createIssue(s.api, s.ws, s.project.id, { name: 'Back' });
     const get = (token: string) => s.api.get(`${s.base}${issue.id}/`, { token });
