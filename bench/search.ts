@@ -1,6 +1,6 @@
 /**
  * Search (contract 23.1, 23.2, 23.4), `npm run bench -- --search [--quick]` (also alone: `npx tsx bench/search.ts
- * [--quick] [--keep] [--no-pglite] [--no-postgres]`); the real server as a child process (bench/server.ts, jobs off).
+ * [--quick] [--keep] [--no-pglite] [--no-postgres] [--writes-only]`); the real server as a child process (bench/server.ts, jobs off).
  *
  * Text: a vocabulary of 3,000+ English and Turkish words (real stems with their suffixes), each drawn with a Zipf
  * distribution (rank r with probability ∝ 1/r): names of 3-8 words, descriptions of 15-60, comments of 8-30.
@@ -355,7 +355,7 @@ const ratio = (r: Rates) => median(r.on.map((on, i) => on / r.off[i]!));
 
 // ---- the runs --------------------------------------------------------------------------------------------------------
 
-async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean): Promise<string[]> {
+async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean, writesOnly: boolean): Promise<string[]> {
   const url = new URL(databaseUrl);
   const name = `${url.pathname.slice(1) || 'postgres'}_bench_search`;
   const admin = new pg.Client({ connectionString: databaseUrl });
@@ -402,68 +402,69 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean): 
   const server = await startServer(url.toString());
   const lines: string[] = [];
   try {
-    const n = quick ? 110 : 310;
     const ws = `/api/workspaces/${seeded.slug}`;
-    const queries = searchQueries(n);
-    const pair = await searchAgainstTwin(database, workspaceId, server.base, seeded.token, ws, queries);
-    const search = stats(pair.service);
-    const raw = stats(pair.raw);
-    const fuzzyQs = fuzzyQueries(n);
-    let fuzzyCount = 0;
-    const fuzzy = stats(
-      await timeRequests(
-        server.base,
-        seeded.token,
-        fuzzyQs.map((q) => `${ws}/search/?q=${encodeURIComponent(q)}`),
-        (b) => {
-          if (b.fuzzy) fuzzyCount++;
-        },
-      ),
-    );
-    const similarNames = Array.from({ length: n }, (_, i) => {
-      const base = seeded.names[i % seeded.names.length]!.split(' ');
-      base[base.length - 1] = word();
-      return base.join(' ');
-    });
-    const similar = stats(
-      await timeRequests(
-        server.base,
-        seeded.token,
-        similarNames.map((name) => `${ws}/projects/${seeded.projectId}/issues/similar/?name=${encodeURIComponent(name)}`),
-      ),
-    );
-    const mine = stats(
-      await timeRequests(
-        server.base,
-        seeded.token,
-        Array.from({ length: n }, () => `${ws}/issues/?assignee_id=me&per_page=20`),
-      ),
-    );
-    const capped = (await (
-      await fetch(`${server.base}${ws}/search/?q=${encodeURIComponent(VOCAB[0]!)}`, { headers: { authorization: `Bearer ${seeded.token}` } })
-    ).json()) as {
-      total: number;
-      total_capped: boolean;
-    };
+    if (!writesOnly) {
+      const n = quick ? 110 : 310;
+      const queries = searchQueries(n);
+      const pair = await searchAgainstTwin(database, workspaceId, server.base, seeded.token, ws, queries);
+      const search = stats(pair.service);
+      const raw = stats(pair.raw);
+      const fuzzyQs = fuzzyQueries(n);
+      let fuzzyCount = 0;
+      const fuzzy = stats(
+        await timeRequests(
+          server.base,
+          seeded.token,
+          fuzzyQs.map((q) => `${ws}/search/?q=${encodeURIComponent(q)}`),
+          (b) => {
+            if (b.fuzzy) fuzzyCount++;
+          },
+        ),
+      );
+      const similarNames = Array.from({ length: n }, (_, i) => {
+        const base = seeded.names[i % seeded.names.length]!.split(' ');
+        base[base.length - 1] = word();
+        return base.join(' ');
+      });
+      const similar = stats(
+        await timeRequests(
+          server.base,
+          seeded.token,
+          similarNames.map((name) => `${ws}/projects/${seeded.projectId}/issues/similar/?name=${encodeURIComponent(name)}`),
+        ),
+      );
+      const mine = stats(
+        await timeRequests(
+          server.base,
+          seeded.token,
+          Array.from({ length: n }, () => `${ws}/issues/?assignee_id=me&per_page=20`),
+        ),
+      );
+      const capped = (await (
+        await fetch(`${server.base}${ws}/search/?q=${encodeURIComponent(VOCAB[0]!)}`, { headers: { authorization: `Bearer ${seeded.token}` } })
+      ).json()) as {
+        total: number;
+        total_capped: boolean;
+      };
 
-    lines.push(
-      `### PostgreSQL: ${issues.toLocaleString('en')} issues, ${comments.toLocaleString('en')} comments in one workspace`,
-      '',
-      `Sequential requests (one at a time), ${n - 10} each after 10 of warm-up; search and its raw twin interleaved query by query; load ${load()}.`,
-      '',
-      '| request | p50 ms | p95 ms | target p95 |',
-      '|---|---:|---:|---:|',
-      `| search, 1-3 words (a third typed half-way) | ${search.p50} | ${search.p95} | 50 |`,
-      `| the same statements without the service (raw twin) | ${raw.p50} | ${raw.p95} | |`,
-      `| fuzzy fallback (a typo; ${fuzzyCount} of ${n - 10} answered fuzzy) | ${fuzzy.p50} | ${fuzzy.p95} | 150 |`,
-      `| similar issues | ${similar.p50} | ${similar.p95} | 30 |`,
-      `| \`assignee_id=me\` across the workspace | ${mine.p50} | ${mine.p95} | 50 |`,
-      '',
-      `Search against its raw twin (medians): **${f2(raw.p50 / search.p50)}** (target ≥ 0.8). The most frequent word ("${VOCAB[0]}") ` +
-        `answers total ${capped.total}, total_capped ${capped.total_capped}.`,
-      '',
-    );
-
+      lines.push(
+        `### PostgreSQL: ${issues.toLocaleString('en')} issues, ${comments.toLocaleString('en')} comments in one workspace`,
+        '',
+        `Sequential requests (one at a time), ${n - 10} each after 10 of warm-up; search and its raw twin interleaved query by query; load ${load()}.`,
+        '',
+        '| request | p50 ms | p95 ms | target p95 |',
+        '|---|---:|---:|---:|',
+        `| search, 1-3 words (a third typed half-way) | ${search.p50} | ${search.p95} | 50 |`,
+        `| the same statements without the service (raw twin) | ${raw.p50} | ${raw.p95} | |`,
+        `| fuzzy fallback (a typo; ${fuzzyCount} of ${n - 10} answered fuzzy) | ${fuzzy.p50} | ${fuzzy.p95} | 150 |`,
+        `| similar issues | ${similar.p50} | ${similar.p95} | 30 |`,
+        `| \`assignee_id=me\` across the workspace | ${mine.p50} | ${mine.p95} | 50 |`,
+        '',
+        `Search against its raw twin (medians): **${f2(raw.p50 / search.p50)}** (target ≥ 0.8). The most frequent word ("${VOCAB[0]}") ` +
+          `answers total ${capped.total}, total_capped ${capped.total_capped}.`,
+        '',
+      );
+    }
     // Writes with the triggers on and off (the commit before this feature had none of them).
     const setTriggers = async (on: boolean) => {
       const verb = on ? 'ENABLE' : 'DISABLE';
@@ -568,9 +569,16 @@ async function runPglite(quick: boolean): Promise<string[]> {
   }
 }
 
-export async function runSearchBench(o: { databaseUrl: string | null; quick: boolean; keep: boolean; pglite: boolean; postgres: boolean }): Promise<string> {
+export async function runSearchBench(o: {
+  databaseUrl: string | null;
+  quick: boolean;
+  keep: boolean;
+  pglite: boolean;
+  postgres: boolean;
+  writesOnly?: boolean;
+}): Promise<string> {
   const lines = [`## Search (contract 23)`, '', `Vocabulary: ${VOCAB.length.toLocaleString('en')} English and Turkish words, Zipf-distributed.`, ''];
-  if (o.postgres && o.databaseUrl) lines.push(...(await runPostgres(o.databaseUrl, o.quick, o.keep)));
+  if (o.postgres && o.databaseUrl) lines.push(...(await runPostgres(o.databaseUrl, o.quick, o.keep, o.writesOnly ?? false)));
   if (o.pglite) lines.push(...(await runPglite(o.quick)));
   return lines.join('\n');
 }
@@ -581,10 +589,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     quick: argv.includes('--quick'),
     keep: argv.includes('--keep'),
+    writesOnly: argv.includes('--writes-only'),
     pglite: !argv.includes('--no-pglite'),
     postgres: !argv.includes('--no-postgres'),
   });
   console.log(md);
-  if (!argv.includes('--quick')) writeFileSync(join(ROOT, 'bench', 'results', 'search.md'), `${md.trimEnd()}\n`);
+  if (!argv.includes('--quick') && !argv.includes('--writes-only')) writeFileSync(join(ROOT, 'bench', 'results', 'search.md'), `${md.trimEnd()}\n`);
   process.exit(0);
 }

@@ -304,3 +304,84 @@ describe('migration 1102 (updated_at beside the document) on data written before
     expect(await search('yazıcı')).toEqual([first, second, id, third]);
   });
 });
+
+describe('migration 1103 (search work before the number) on data written before it', () => {
+  let handle: DatabaseHandle;
+  const now = new Date();
+  const ids = { user: randomUUID(), workspace: randomUUID(), project: randomUUID(), state: randomUUID() };
+  const first = randomUUID();
+  let before: unknown[];
+  const documents = async () =>
+    (await sql`SELECT issue_id, created_at, updated_at, language, name_folded, document::text FROM issue_search ORDER BY issue_id`.execute(handle.db)).rows;
+  const counter = async () => (await sql<{ n: number }>`SELECT issue_seq AS n FROM projects WHERE id = ${ids.project}`.execute(handle.db)).rows[0]!.n;
+  /** An issue inserted as the service now inserts it: without a number. */
+  const insertUnnumbered = (db: DatabaseHandle['db'], id: string, name: string, stateId = ids.state) =>
+    sql<{ sequence_id: number }>`
+      INSERT INTO issues (id, workspace_id, project_id, name, description, state_id, state_group, priority, created_by, created_at, updated_at)
+      VALUES (${id}, ${ids.workspace}, ${ids.project}, ${name}, 'Kağıt sıkışıyor', ${stateId}, 'backlog', 'none', ${ids.user}, ${now}, ${now})
+      RETURNING sequence_id`.execute(db);
+  const search = (q: string) => searchIds(handle.db, ids.workspace, q, now);
+
+  beforeAll(async () => {
+    handle = await openEmptyDatabase();
+    await migrateTo(handle.db, '1102_search_updated_at');
+    await insertWorkspaceRows(handle.db, ids, { email: 'numbers@example.com', slug: 'old-numbers', project: 'Desk', identifier: 'DK' }, now);
+    // as the release before created an issue: the counter first, then the insert with its number
+    await sql`UPDATE projects SET issue_seq = issue_seq + 1 WHERE id = ${ids.project}`.execute(handle.db);
+    await insertIssueRow(handle.db, ids, { id: first, seq: 1, name: 'Yazıcı arızası', description: 'Toner bitti', at: now });
+    before = await documents();
+    await migrateToLatest(handle.db);
+  });
+  afterAll(async () => handle?.close());
+
+  it('reads back every document as before', async () => {
+    expect(await documents()).toEqual(before);
+    expect(await search('toner')).toEqual([first]);
+  });
+
+  it('numbers an insert that gives no number from the counter, with its document and words written in the same insert', async () => {
+    const id = randomUUID();
+    const { rows } = await insertUnnumbered(handle.db, id, 'Tarayıcı zımbalandı');
+    expect(rows[0]!.sequence_id).toBe(2);
+    expect(await counter()).toBe(2);
+    const same = await sql<{ same: boolean }>`
+      SELECT s.document = search_issue_doc('english', i.name, i.description) AS same
+      FROM issue_search s JOIN issues i ON i.id = s.issue_id WHERE s.issue_id = ${id}`.execute(handle.db);
+    expect(same.rows[0]!.same).toBe(true);
+    expect(await searchRepository().completions(handle.db, ids.workspace, 'zımba')).toEqual(['zimbalandi']);
+    expect(await search('tarayıcı')).toEqual([id]);
+  });
+
+  it('keeps the number an insert gives (the release before, during a rolling upgrade; a script)', async () => {
+    const id = randomUUID();
+    await sql`UPDATE projects SET issue_seq = issue_seq + 1 WHERE id = ${ids.project}`.execute(handle.db);
+    await insertIssueRow(handle.db, ids, { id, seq: 3, name: 'Faks hattı', at: now });
+    expect(await counter()).toBe(3);
+    expect(await search('faks')).toEqual([id]);
+  });
+
+  it('leaves no gap, document or word behind an insert that fails', async () => {
+    const words = async () => (await sql`SELECT count(*)::int AS n FROM search_terms`.execute(handle.db)).rows;
+    const wordsBefore = await words();
+    await expect(insertUnnumbered(handle.db, randomUUID(), 'Başarısız kayıt', randomUUID())).rejects.toThrow(/foreign key/);
+    expect(await counter()).toBe(3);
+    expect(await words()).toEqual(wordsBefore);
+    expect(await search('başarısız')).toEqual([]);
+    const { rows } = await insertUnnumbered(handle.db, randomUUID(), 'Sonraki kayıt');
+    expect(rows[0]!.sequence_id).toBe(4);
+  });
+
+  it('checks a document’s issue at the commit, and deletes the document with its issue at once', async () => {
+    await expect(
+      handle.db.transaction().execute(async (tx) => {
+        await sql`INSERT INTO issue_search (issue_id, workspace_id, project_id, language, created_at, updated_at, name_folded, document)
+                  VALUES (${randomUUID()}, ${ids.workspace}, ${ids.project}, 'english', ${now}, ${now}, 'orphan', 'orphan'::tsvector)`.execute(tx);
+      }),
+    ).rejects.toThrow(/foreign key/);
+    await handle.db.transaction().execute(async (tx) => {
+      await sql`DELETE FROM issues WHERE id = ${first}`.execute(tx);
+      const left = await sql`SELECT 1 FROM issue_search WHERE issue_id = ${first}`.execute(tx);
+      expect(left.rows).toEqual([]);
+    });
+  });
+});

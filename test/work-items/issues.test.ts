@@ -18,6 +18,17 @@ describe('issues', () => {
     expect(a.created_at).toBe(clock.now().toISOString());
   });
 
+  it('numbers issues created at the same time 1, 2, ... without a gap, each searchable at once', async () => {
+    const { api } = ctx();
+    const ws = await createWorkspace(api);
+    const project = await createProject(api, ws);
+    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => createIssue(api, ws, project.id, { name: `Yazıcı kuyruğu ${i}` })));
+    expect(created.map((i) => i.sequence_id).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    const found = await api.get(`/api/workspaces/${ws.slug}/search/?q=kuyruğu&per_page=50`, { token: ws.admin.token });
+    expect(found.status).toBe(200);
+    expect(found.body.total).toBe(12);
+  });
+
   it('validates name, priority, state and assignees', async () => {
     const { api } = ctx();
     const ws = await createWorkspace(api);

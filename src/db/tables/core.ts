@@ -85,7 +85,8 @@ export interface IssuesTable {
   id: string;
   workspace_id: string;
   project_id: string;
-  sequence_id: number;
+  /** Migration 1103: taken from the project's counter by a trigger when an insert gives none. */
+  sequence_id: Generated<number>;
   name: string;
   description: Generated<string>;
   state_id: string;

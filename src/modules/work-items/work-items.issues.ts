@@ -540,11 +540,11 @@ export function createIssuesService(deps: Pick<WorkItemsDeps, 'db' | 'repo' | 'c
         // A new issue has no children: its parent cannot close a circle.
         if (input.parent_id) await assertParent(tx, ws.workspaceId, projectId, input.parent_id, [], '/parent_id');
         const now = clock.now();
+        // Its `sequence_id` is taken from the project's counter in the insert, after search's work (migration 1103).
         const issue = await repo.insertIssue(tx, {
           id: newId(),
           workspace_id: ws.workspaceId,
           project_id: projectId,
-          sequence_id: await repo.nextSequenceId(tx, ws.workspaceId, projectId),
           name: input.name.trim(),
           description: input.description ?? '',
           state_id: state.id,

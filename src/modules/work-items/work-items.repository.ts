@@ -275,17 +275,6 @@ export function workItemsRepository() {
       return tx.deleteFrom('projects').where('workspace_id', '=', workspaceId).where('id', '=', projectId).execute();
     },
 
-    nextSequenceId(tx: Executor, workspaceId: string, projectId: string) {
-      return tx
-        .updateTable('projects')
-        .set((eb) => ({ issue_seq: eb('issue_seq', '+', 1) }))
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', projectId)
-        .returning('issue_seq')
-        .executeTakeFirstOrThrow()
-        .then((r) => r.issue_seq);
-    },
-
     insertStates(tx: Executor, states: Insertable<Database['states']>[]) {
       return tx
         .insertInto('states')
