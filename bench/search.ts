@@ -1,6 +1,7 @@
 /**
  * Search (contract 23.1, 23.2, 23.4), `npm run bench -- --search [--quick]` (also alone: `npx tsx bench/search.ts
- * [--quick] [--keep] [--no-pglite] [--no-postgres] [--writes-only]`); the real server as a child process (bench/server.ts, jobs off).
+ * [--quick] [--keep] [--no-pglite] [--no-postgres] [--writes-only]`: the last runs item 3 alone and writes no file);
+ * the real server as a child process (bench/server.ts, jobs off).
  *
  * Text: a vocabulary of 3,000+ English and Turkish words (real stems with their suffixes), each drawn with a Zipf
  * distribution (rank r with probability ∝ 1/r): names of 3-8 words, descriptions of 15-60, comments of 8-30.
