@@ -43,9 +43,12 @@ describe.skipIf(!hasChromium)('SLA reports in Chromium', () => {
     const states = (await api.get(`${base}/projects/${project.id}/states/`, { token })).body as { id: string; group: string }[];
     const done = states.find((s) => s.group === 'completed')!.id;
     const issues = `${base}/projects/${project.id}/issues/`;
-    // Six weeks of history up to yesterday (the browser's today is the real one): each week two issues answered in
-    // time and resolved, one left to breach.
-    const start = Date.now() - 6 * 7 * DAY;
+    // Six weeks of history before this week (the browser's today is the real one): each week two issues answered in
+    // time and resolved, one left to breach. Each week starts on a Tuesday at 10:00 UTC, so its breach (a day at most)
+    // falls in the same Monday-based week as its issues on any day the test runs (on a Sunday night it did not).
+    const sixWeeksAgo = new Date(Date.now() - 6 * 7 * DAY);
+    const monday = Date.UTC(sixWeeksAgo.getUTCFullYear(), sixWeeksAgo.getUTCMonth(), sixWeeksAgo.getUTCDate()) - ((sixWeeksAgo.getUTCDay() + 6) % 7) * DAY;
+    const start = monday + DAY + 10 * HOUR;
     for (let week = 0; week < 6; week++) {
       clock.set(new Date(start + week * 7 * DAY));
       const ids: string[] = [];
