@@ -267,4 +267,32 @@ describe('similar issues', () => {
     const stranger = await createWorkspace(api);
     expectProblem(await api.get(url('login'), { token: stranger.admin.token }), 404);
   });
+
+  it('ranks names alike by the latest update, and finds an issue by its description when one is typed', async () => {
+    const { api, ws, project } = await setup();
+    const older = await createIssue(api, ws, project.id, { name: 'Export to CSV fails' });
+    await createIssue(api, ws, project.id, { name: 'Export to CSV fails' });
+    ctx().clock.advance(60_000);
+    const patched = await api.patch(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/${older.id}/`, { priority: 'high' }, { token: ws.admin.token });
+    expect(patched.status, patched.text).toBe(200);
+    const base = `/api/workspaces/${ws.slug}/projects/${project.id}/issues/similar/`;
+    const alike = await api.get(`${base}?name=${encodeURIComponent('export to csv fails')}`, { token: ws.admin.token });
+    expect(alike.body.map((r: { issue: { id: string }; similarity: number }) => [r.issue.id, r.similarity])[0]).toEqual([older.id, 1]);
+    expect(alike.body).toHaveLength(2);
+
+    const described = await createIssue(api, ws, project.id, {
+      name: 'Totals are off',
+      description: 'The invoice total ignores the discount code when the cart holds gift cards',
+    });
+    const typed = 'gift card discount ignored';
+    const byName = await api.get(`${base}?name=${encodeURIComponent(typed)}`, { token: ws.admin.token });
+    const byBoth = await api.get(
+      `${base}?name=${encodeURIComponent(typed)}&description=${encodeURIComponent('the invoice total ignores the discount code when the cart holds gift cards')}`,
+      { token: ws.admin.token },
+    );
+    expect(byBoth.status, byBoth.text).toBe(200);
+    const found = byBoth.body.find((r: { issue: { id: string } }) => r.issue.id === described.id);
+    expect(found?.similarity).toBe(0.8);
+    expect(byName.body.map((r: { issue: { id: string } }) => r.issue.id)).not.toContain(described.id);
+  });
 });

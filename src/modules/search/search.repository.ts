@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { CUSTOM_PLAN } from '../../db/named-statements.js';
-import { withoutRepeatedLexemes } from './search.rules.js';
+import { SIMILAR_CANDIDATES, type SimilarCandidate, withoutRepeatedLexemes } from './search.rules.js';
 
 // The SQL of search (contract 23.1) and similar issues (23.4), on the documents of migrations 1092 and 1100 (by month).
 
@@ -404,47 +404,51 @@ export function searchRepository() {
     },
 
     /**
-     * Similar issues (contract 23.4): open issues of the project and those completed since `since` that share words
-     * with the new one (`anyText`: any two of its words, or its one word; newest 200), scored by the similarity of the
-     * names (and of the descriptions' beginnings, when one is given); at least 0.3, best 5.
+     * The workspace's search language, and the new issue's name and its description's first 300 characters folded as the
+     * documents' names are (similar issues, contract 23.4).
      */
-    async similar(
+    async similarInput(tx: Executor, workspaceId: string, name: string, description: string) {
+      const row = await sql<{ language: string | null; name: string; description: string }>`
+        SELECT (SELECT search_language FROM workspaces WHERE id = ${workspaceId}::uuid) AS language,
+               search_fold(${name}) AS name, search_fold(left(${description}, 300)) AS description`.execute(tx);
+      const found = row.rows[0]!;
+      return { language: found.language ?? 'english', name: found.name, description: found.description };
+    },
+
+    /**
+     * Similar issues' candidates (contract 23.4): open issues of the project and those completed since `since` that
+     * share words with the new one (`anyText`: any two of its words, or its one word), the newest 200, with their folded
+     * names (and their descriptions' first 300 characters folded, when `descriptions`). The service scores them.
+     */
+    async similarCandidates(
       tx: Executor,
-      input: { workspaceId: string; projectId: string; language: string; name: string; description: string; anyText: string; since: Date; now: Date },
-    ) {
+      input: { workspaceId: string; projectId: string; language: string; anyText: string; since: Date; now: Date; descriptions: boolean },
+    ): Promise<SimilarCandidate[]> {
       if (input.anyText === '') return [];
-      const describe = input.description === '' ? sql`0` : sql`similarity(search_fold(left(i.description, 300)), search_fold(left(${input.description}, 300)))`;
       // No parallel workers: PostgreSQL planned the newest window's bitmap scans in parallel, and starting the two
       // workers took 35 of the statement's 42 ms (their work, 1.5 ms). Transaction-local (safe behind a pooler): the
       // caller passes a transaction.
       await sql`SELECT set_config('max_parallel_workers_per_gather', '0', true)`.execute(tx);
       // The candidates, newest first, window by window until there are 200: the newest window is planned over its
       // own months and usually holds them all (a statement over every window plans them all, 4 ms of 12 at p50).
-      const candidates: { issue_id: string; name_folded: string }[] = [];
+      const candidates: SimilarCandidate[] = [];
       for (const range of windowRanges(input.now)) {
-        const found = await sql<{ issue_id: string; name_folded: string }>`
-          SELECT d.issue_id, d.name_folded FROM issue_search d
+        const found = await sql<{ id: string; name: string; updated_ms: number }>`
+          SELECT d.issue_id AS id, d.name_folded AS name, ${EPOCH_MS(sql`d.updated_at`)} AS updated_ms FROM issue_search d
           WHERE d.workspace_id = ${input.workspaceId}::uuid AND d.project_id = ${input.projectId}::uuid
             AND d.document @@ ${tsquery(input.language, input.anyText)} ${range}
             AND EXISTS (SELECT 1 FROM issues o WHERE o.workspace_id = ${input.workspaceId}::uuid AND o.id = d.issue_id
                           AND (o.state_group NOT IN ('completed', 'cancelled') OR (o.state_group = 'completed' AND o.completed_at >= ${input.since})))
-          ORDER BY d.created_at DESC LIMIT ${200 - candidates.length} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
-        candidates.push(...found.rows);
-        if (candidates.length >= 200) break;
+          ORDER BY d.created_at DESC LIMIT ${SIMILAR_CANDIDATES - candidates.length} ${sql.raw(CUSTOM_PLAN)}`.execute(tx);
+        candidates.push(...found.rows.map((r) => ({ id: r.id, name: r.name, updatedMs: Number(r.updated_ms), description: null })));
+        if (candidates.length >= SIMILAR_CANDIDATES) break;
       }
-      if (candidates.length === 0) return [];
-      const rows = await sql<{ id: string; similarity: number }>`
-        SELECT id, similarity FROM (
-          SELECT i.id, i.updated_at,
-                 greatest(similarity(c.name_folded, q.name), word_similarity(q.name, c.name_folded) * 0.9, ${describe} * 0.8) AS similarity
-          FROM unnest(${candidates.map((c) => c.issue_id)}::uuid[], ${candidates.map((c) => c.name_folded)}::text[]) AS c(issue_id, name_folded)
-          JOIN issues i ON i.id = c.issue_id,
-          (SELECT search_fold(${input.name}) AS name) q
-          WHERE i.workspace_id = ${input.workspaceId}::uuid
-        ) r
-        WHERE similarity >= 0.3
-        ORDER BY similarity DESC, updated_at DESC, id DESC LIMIT 5`.execute(tx);
-      return rows.rows.map((r) => ({ id: r.id, similarity: Number(r.similarity) }));
+      if (!input.descriptions || candidates.length === 0) return candidates;
+      const described = await sql<{ id: string; description: string }>`
+        SELECT id, coalesce(search_fold(left(description, 300)), '') AS description FROM issues
+        WHERE workspace_id = ${input.workspaceId}::uuid AND id = ANY(${candidates.map((c) => c.id)}::uuid[])`.execute(tx);
+      const byId = new Map(described.rows.map((r) => [r.id, r.description]));
+      return candidates.map((c) => ({ ...c, description: byId.get(c.id) ?? '' }));
     },
 
     /**

@@ -261,3 +261,128 @@ export function pairsText(words: string[]): string {
   for (let i = 0; i < quoted.length; i++) for (let j = i + 1; j < quoted.length; j++) pairs.push(`(${quoted[i]} & ${quoted[j]})`);
   return pairs.join(' | ');
 }
+
+// ---- trigram similarity (similar issues, 23.4) -------------------------------------------------------------------------
+// pg_trgm's `similarity` and `word_similarity`, computed here on the candidates' names rather than by the database:
+// the same numbers (checked against pg_trgm's in test/search/trigrams.property.test.ts), at a fraction of the cost.
+
+/** pg_trgm's words: runs of letters and digits (PostgreSQL reads other scripts' letters as letters in a UTF-8 locale). */
+const TRIGRAM_WORD = /[\p{L}\p{N}]+/gu;
+
+/** A text's trigrams in order, as pg_trgm makes them: each word in lower case, padded with two spaces before, one after. */
+export function trigrams(text: string): string[] {
+  const out: string[] = [];
+  for (const [word] of text.matchAll(TRIGRAM_WORD)) {
+    const chars = [' ', ' ', ...word.toLowerCase(), ' '];
+    for (let i = 0; i + 2 < chars.length; i++) out.push(chars[i]! + chars[i + 1]! + chars[i + 2]!);
+  }
+  return out;
+}
+
+/** pg_trgm's CALCSML in its single precision: shared trigrams over all distinct trigrams of both. */
+const shareOf = (count: number, length1: number, length2: number) => Math.fround(count / (length1 + length2 - count));
+
+/** pg_trgm's `similarity(a, b)`: the share of the two texts' distinct trigrams that both have (0..1). */
+export function trigramSimilarity(a: string | readonly string[], b: string | readonly string[]): number {
+  const x = new Set(typeof a === 'string' ? trigrams(a) : a);
+  const y = new Set(typeof b === 'string' ? trigrams(b) : b);
+  if (x.size === 0 || y.size === 0) return 0;
+  let common = 0;
+  for (const t of x) if (y.has(t)) common++;
+  return shareOf(common, x.size, y.size);
+}
+
+/**
+ * pg_trgm's `word_similarity(query, text)`: the greatest similarity between the query's trigrams and those of a run of
+ * the text's (its `iterate_word_similarity`, without the strict and check-only variants), 0..1.
+ */
+export function wordSimilarity(query: string | readonly string[], text: string | readonly string[]): number {
+  const ids = new Map<string, number>();
+  const idOf = (t: string) => {
+    let id = ids.get(t);
+    if (id === undefined) ids.set(t, (id = ids.size));
+    return id;
+  };
+  const found: boolean[] = [];
+  for (const t of typeof query === 'string' ? trigrams(query) : query) found[idOf(t)] = true;
+  const queryLength = ids.size;
+  const index = (typeof text === 'string' ? trigrams(text) : text).map(idOf);
+  const lastPos = new Int32Array(ids.size).fill(-1);
+  let lower = -1;
+  let count = 0;
+  let textLength = 0;
+  let best = 0;
+  for (let i = 0; i < index.length; i++) {
+    const id = index[i]!;
+    if (lower >= 0 || found[id]) {
+      if (lastPos[id]! < 0) {
+        textLength++;
+        if (found[id]) count++;
+      }
+      lastPos[id] = i;
+    }
+    if (!found[id]) continue;
+    if (lower === -1) {
+      lower = i;
+      textLength = 1;
+    }
+    let current = shareOf(count, queryLength, textLength);
+    // Try each later start of the run for a greater similarity.
+    let tryCount = count;
+    let tryLength = textLength;
+    const previousLower = lower;
+    for (let start = lower; start <= i; start++) {
+      const share = shareOf(tryCount, queryLength, tryLength);
+      if (share > current) {
+        current = share;
+        textLength = tryLength;
+        lower = start;
+        count = tryCount;
+      }
+      const startId = index[start]!;
+      if (lastPos[startId] === start) {
+        tryLength--;
+        if (found[startId]) tryCount--;
+      }
+    }
+    best = Math.max(best, current);
+    for (let start = previousLower; start < lower; start++) {
+      const startId = index[start]!;
+      if (lastPos[startId] === start) lastPos[startId] = -1;
+    }
+  }
+  return best;
+}
+
+/** Similar issues score at most this many candidates (the newest that share words with the new issue). */
+export const SIMILAR_CANDIDATES = 200;
+/** Only issues this similar are shown (contract 23.4). */
+export const SIMILAR_MIN = 0.3;
+
+/** An issue that may be like a new one: its folded name, its folded description's beginning (when asked), its update. */
+export interface SimilarCandidate {
+  id: string;
+  name: string;
+  description: string | null;
+  updatedMs: number;
+}
+
+/**
+ * The issues most like a new one (its name and description folded as the candidates' are), best first: the greatest of
+ * the names' similarity, the new name's word similarity in a candidate's name (× 0.9) and the descriptions' similarity
+ * (× 0.8, when a description is typed); at least `SIMILAR_MIN`; ties by the latest update, then by id (descending).
+ */
+export function rankSimilar(typed: { name: string; description: string }, candidates: readonly SimilarCandidate[], limit = 5) {
+  const name = trigrams(typed.name);
+  const description = typed.description === '' ? null : trigrams(typed.description);
+  return candidates
+    .map((c) => {
+      const own = trigrams(c.name);
+      const described = description && c.description !== null ? trigramSimilarity(c.description, description) * 0.8 : 0;
+      return { c, similarity: Math.max(trigramSimilarity(own, name), wordSimilarity(name, own) * 0.9, described) };
+    })
+    .filter((s) => s.similarity >= SIMILAR_MIN)
+    .sort((a, b) => b.similarity - a.similarity || b.c.updatedMs - a.c.updatedMs || (a.c.id < b.c.id ? 1 : a.c.id > b.c.id ? -1 : 0))
+    .slice(0, limit)
+    .map((s) => ({ id: s.c.id, similarity: s.similarity }));
+}

@@ -18,6 +18,7 @@ import {
   type SnippetField,
   snippetFromHeadline,
   pairsText,
+  rankSimilar,
   tsqueryText,
 } from './search.rules.js';
 
@@ -173,12 +174,21 @@ export function createSearchService({ db, repo, clock, identity, workItems }: Se
       // The words of the name (and the description's first ones), any of them: candidates that share a word.
       const words = [...new Set(`${name} ${description.slice(0, 300)}`.split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => [...w].length >= 3))].slice(0, 24);
       const anyText = pairsText(words.slice(0, 8));
-      const language = await repo.workspaceLanguage(db, ws.workspaceId);
+      const typed = await repo.similarInput(db, ws.workspaceId, clean(name), description);
       const now = clock.now();
       const since = new Date(now.getTime() - SIMILAR_DAYS * 86_400_000);
-      const rows = await db
-        .transaction()
-        .execute((tx) => repo.similar(tx, { workspaceId: ws.workspaceId, projectId, language, name: clean(name), description, anyText, since, now }));
+      const candidates = await db.transaction().execute((tx) =>
+        repo.similarCandidates(tx, {
+          workspaceId: ws.workspaceId,
+          projectId,
+          language: typed.language,
+          anyText,
+          since,
+          now,
+          descriptions: description !== '',
+        }),
+      );
+      const rows = rankSimilar(typed, candidates);
       const cards = await workItems.issueCards(
         db,
         ws.workspaceId,
