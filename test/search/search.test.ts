@@ -295,4 +295,15 @@ describe('similar issues', () => {
     expect(found?.similarity).toBe(0.8);
     expect(byName.body.map((r: { issue: { id: string } }) => r.issue.id)).not.toContain(described.id);
   });
+
+  it('scores names in other scripts alike on both databases (letters of any script make words)', async () => {
+    const { api, ws, project } = await setup();
+    const issue = await createIssue(api, ws, project.id, { name: 'Ошибка оплаты картой' });
+    const res = await api.get(`/api/workspaces/${ws.slug}/projects/${project.id}/issues/similar/?name=${encodeURIComponent('ошибка оплаты')}`, {
+      token: ws.admin.token,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.map((r: { issue: { id: string } }) => r.issue.id)).toEqual([issue.id]);
+    expect(res.body[0].similarity).toBeGreaterThanOrEqual(0.6);
+  });
 });
