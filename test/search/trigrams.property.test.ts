@@ -41,6 +41,27 @@ describe("similar issues' trigram scores", () => {
     );
   });
 
+  it('equal them on letters of other scripts on PostgreSQL (PGlite runs in the C locale, where they separate words)', async (test) => {
+    const { database } = ctx();
+    if (database.kind !== 'postgres') test.skip();
+    const other = fc
+      .array(fc.constantFrom('д', 'о', 'м', 'Д', 'ж', '😀', 'ü', 'İ', 'ı', 'a', 'b', ' ', '-', '1'), { maxLength: 12 })
+      .map((parts) => parts.join(''));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(other, other), { minLength: 1, maxLength: 20 }), async (pairs) => {
+        const rows = await sql<{ similarity: number; word_ab: number }>`
+          SELECT similarity(a, b)::float8 AS similarity, word_similarity(a, b)::float8 AS word_ab
+          FROM unnest(${pairs.map((p) => p[0])}::text[], ${pairs.map((p) => p[1])}::text[]) WITH ORDINALITY AS t(a, b, n)
+          ORDER BY n`.execute(database.db);
+        pairs.forEach(([a, b], i) => {
+          expect([a, b, trigramSimilarity(a, b)]).toEqual([a, b, Number(rows.rows[i]!.similarity)]);
+          expect([a, b, wordSimilarity(a, b)]).toEqual([a, b, Number(rows.rows[i]!.word_ab)]);
+        });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('equal them on names as people write them', async () => {
     const { database } = ctx();
     const names = [

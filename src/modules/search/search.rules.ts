@@ -268,27 +268,62 @@ export function pairsText(words: string[]): string {
 
 /** pg_trgm's words: runs of letters and digits (PostgreSQL reads other scripts' letters as letters in a UTF-8 locale). */
 const TRIGRAM_WORD = /[\p{L}\p{N}]+/gu;
+const SPACE = 0x20;
+const CODE = 0x20000;
+
+/** A trigram: its three code points packed in one number (each below 2^17, as nearly all are), or else as a string. */
+type Trigram = number | string;
+
+const trigramOf = (a: number, b: number, c: number): Trigram => ((a | b | c) < CODE ? (a * CODE + b) * CODE + c : String.fromCodePoint(a, b, c));
 
 /** A text's trigrams in order, as pg_trgm makes them: each word in lower case, padded with two spaces before, one after. */
-export function trigrams(text: string): string[] {
-  const out: string[] = [];
+function trigramList(text: string): Trigram[] {
+  const out: Trigram[] = [];
   for (const [word] of text.matchAll(TRIGRAM_WORD)) {
-    const chars = [' ', ' ', ...word.toLowerCase(), ' '];
-    for (let i = 0; i + 2 < chars.length; i++) out.push(chars[i]! + chars[i + 1]! + chars[i + 2]!);
+    let a = SPACE;
+    let b = SPACE;
+    // `İ` lowers to `i` in PostgreSQL (one letter); JavaScript's own rule adds a combining dot after it.
+    for (const ch of (word.includes('İ') ? word.replaceAll('İ', 'i') : word).toLowerCase()) {
+      const c = ch.codePointAt(0)!;
+      out.push(trigramOf(a, b, c));
+      a = b;
+      b = c;
+    }
+    out.push(trigramOf(a, b, SPACE));
   }
   return out;
 }
+
+/** A text's trigrams as strings (what pg_trgm's `show_trgm` shows for them, in the text's order). */
+export function trigrams(text: string): string[] {
+  return trigramList(text).map((t) => (typeof t === 'string' ? t : String.fromCodePoint(Math.floor(t / CODE / CODE), Math.floor(t / CODE) % CODE, t % CODE)));
+}
+
+/** A text made ready to compare with many others: its trigrams in order, and each distinct one's number (0, 1, ...). */
+export interface TrigramText {
+  list: Trigram[];
+  distinct: Map<Trigram, number>;
+}
+
+export function trigramText(text: string): TrigramText {
+  const list = trigramList(text);
+  const distinct = new Map<Trigram, number>();
+  for (const t of list) if (!distinct.has(t)) distinct.set(t, distinct.size);
+  return { list, distinct };
+}
+
+const ready = (text: string | TrigramText) => (typeof text === 'string' ? trigramText(text) : text);
 
 /** pg_trgm's CALCSML in its single precision: shared trigrams over all distinct trigrams of both. */
 const shareOf = (count: number, length1: number, length2: number) => Math.fround(count / (length1 + length2 - count));
 
 /** pg_trgm's `similarity(a, b)`: the share of the two texts' distinct trigrams that both have (0..1). */
-export function trigramSimilarity(a: string | readonly string[], b: string | readonly string[]): number {
-  const x = new Set(typeof a === 'string' ? trigrams(a) : a);
-  const y = new Set(typeof b === 'string' ? trigrams(b) : b);
+export function trigramSimilarity(a: string | TrigramText, b: string | TrigramText): number {
+  const x = ready(a).distinct;
+  const y = ready(b).distinct;
   if (x.size === 0 || y.size === 0) return 0;
   let common = 0;
-  for (const t of x) if (y.has(t)) common++;
+  for (const t of x.keys()) if (y.has(t)) common++;
   return shareOf(common, x.size, y.size);
 }
 
@@ -296,32 +331,32 @@ export function trigramSimilarity(a: string | readonly string[], b: string | rea
  * pg_trgm's `word_similarity(query, text)`: the greatest similarity between the query's trigrams and those of a run of
  * the text's (its `iterate_word_similarity`, without the strict and check-only variants), 0..1.
  */
-export function wordSimilarity(query: string | readonly string[], text: string | readonly string[]): number {
-  const ids = new Map<string, number>();
-  const idOf = (t: string) => {
-    let id = ids.get(t);
-    if (id === undefined) ids.set(t, (id = ids.size));
+export function wordSimilarity(query: string | TrigramText, text: string | TrigramText): number {
+  const q = ready(query).distinct;
+  const queryLength = q.size;
+  // Each trigram of the text by number: the query's own numbers (`found`: below queryLength), the others after them.
+  const others = new Map<Trigram, number>();
+  const index = ready(text).list.map((t) => {
+    let id = q.get(t) ?? others.get(t);
+    if (id === undefined) others.set(t, (id = queryLength + others.size));
     return id;
-  };
-  const found: boolean[] = [];
-  for (const t of typeof query === 'string' ? trigrams(query) : query) found[idOf(t)] = true;
-  const queryLength = ids.size;
-  const index = (typeof text === 'string' ? trigrams(text) : text).map(idOf);
-  const lastPos = new Int32Array(ids.size).fill(-1);
+  });
+  const lastPos = new Int32Array(queryLength + others.size).fill(-1);
   let lower = -1;
   let count = 0;
   let textLength = 0;
   let best = 0;
   for (let i = 0; i < index.length; i++) {
     const id = index[i]!;
-    if (lower >= 0 || found[id]) {
+    const found = id < queryLength;
+    if (lower >= 0 || found) {
       if (lastPos[id]! < 0) {
         textLength++;
-        if (found[id]) count++;
+        if (found) count++;
       }
       lastPos[id] = i;
     }
-    if (!found[id]) continue;
+    if (!found) continue;
     if (lower === -1) {
       lower = i;
       textLength = 1;
@@ -342,7 +377,7 @@ export function wordSimilarity(query: string | readonly string[], text: string |
       const startId = index[start]!;
       if (lastPos[startId] === start) {
         tryLength--;
-        if (found[startId]) tryCount--;
+        if (startId < queryLength) tryCount--;
       }
     }
     best = Math.max(best, current);
@@ -373,12 +408,12 @@ export interface SimilarCandidate {
  * (× 0.8, when a description is typed); at least `SIMILAR_MIN`; ties by the latest update, then by id (descending).
  */
 export function rankSimilar(typed: { name: string; description: string }, candidates: readonly SimilarCandidate[], limit = 5) {
-  const name = trigrams(typed.name);
-  const description = typed.description === '' ? null : trigrams(typed.description);
+  const name = trigramText(typed.name);
+  const description = typed.description === '' ? null : trigramText(typed.description);
   return candidates
     .map((c) => {
-      const own = trigrams(c.name);
-      const described = description && c.description !== null ? trigramSimilarity(c.description, description) * 0.8 : 0;
+      const own = trigramText(c.name);
+      const described = description && c.description !== null ? trigramSimilarity(trigramText(c.description), description) * 0.8 : 0;
       return { c, similarity: Math.max(trigramSimilarity(own, name), wordSimilarity(name, own) * 0.9, described) };
     })
     .filter((s) => s.similarity >= SIMILAR_MIN)
