@@ -14,7 +14,8 @@
  *    runs, from this process, without HTTP, authentication or JSON (ratio of the medians; target >= 0.8).
  * 2. PGlite (a data folder of its own, kept and reused with BENCH_PGLITE_DIR): 100,000 issues (quick 20,000), search
  *    p95 (target <= 100 ms).
- * 3. Create issue and create comment (POST, 10 connections; one project, every comment on one issue) with the search
+ * 3. Create issue and create comment (POST, 10 connections, and then one at a time in half as many pairs; one project,
+ *    every comment on one issue) with the search
  *    triggers on against off (`ALTER TABLE ... DISABLE TRIGGER`: the commit before this feature wrote no search rows;
  *    it took a new issue's number in a statement of its own, which a trigger does in both modes since migration 1103,
  *    so "off" is if anything faster than that commit), target >= 0.9: 16 pairs of 4 s windows run back to back (quick: 4 of 2 s) after an unmeasured one each way; the
@@ -342,13 +343,14 @@ async function writeCost(
   setTriggers: (on: boolean) => Promise<void>,
   rounds: number,
   seconds: number,
+  connections = 10,
 ): Promise<Rates> {
   const rates: Rates = { on: [], off: [], cpuOn: [], cpuOff: [] };
   const run = (duration: number) =>
     autocannon({
       url: server.base + path,
       method: 'POST',
-      connections: 10,
+      connections,
       duration,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(body()) }) }],
@@ -516,6 +518,21 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean, w
       rounds,
       seconds,
     );
+    // The same one request at a time (a user's wait for their own write, as the reads above are measured): without
+    // the ten connections' contention on the project's counter, the event loop and the two cores.
+    const half = Math.max(2, rounds / 2);
+    const createOne = await writeCost(server, name, seeded.token, issuePath, () => ({ name: words(5), description: words(40) }), setTriggers, half, seconds, 1);
+    const commentOne = await writeCost(
+      server,
+      name,
+      seeded.token,
+      `${issuePath}${firstIssue[0]!.id}/comments/`,
+      () => ({ body: words(20) }),
+      setTriggers,
+      half,
+      seconds,
+      1,
+    );
     const cpu = (xs: Rates['cpuOn']) => {
       const [server, database] = [median(xs.map((x) => x.server)), median(xs.map((x) => x.database))];
       return { server, database, total: server + database, text: `${f2(server)} + ${f2(database)}` };
@@ -525,7 +542,7 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean, w
       return `| ${label} | ${Math.round(median(r.on))} | ${Math.round(median(r.off))} | **${f2(ratio(r))}** (${spread(r)}) | ≥ 0.9 | ${on.text} | ${off.text} | ${f2(off.total / on.total)} |`;
     };
     lines.push(
-      `Writes (POST, 10 connections; one project, and every comment on one issue), ${rounds} pairs of ${seconds} s windows with the search triggers on and off, ` +
+      `Writes (POST, 10 connections, then one at a time; one project, and every comment on one issue), ${rounds} pairs of ${seconds} s windows with the search triggers on and off, ` +
         "run back to back (on, off; then off, on; ...). Requests/s are the medians of the windows; the ratio is the median of the pairs' " +
         "(in brackets the middle half of them); CPU is the server's + the database backends' per request, in ms (medians of the windows):",
       '',
@@ -533,6 +550,8 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean, w
       '|---|---:|---:|---:|---:|---:|---:|---:|',
       row('create issue', create),
       row('create comment', comment),
+      row(`create issue, one at a time (${half} pairs)`, createOne),
+      row(`create comment, one at a time (${half} pairs)`, commentOne),
       '',
     );
     if (keep) {
