@@ -506,33 +506,17 @@ async function runPostgres(databaseUrl: string, quick: boolean, keep: boolean, w
     const rounds = quick ? 4 : 16;
     const seconds = quick ? 2 : 4;
     const issuePath = `${ws}/projects/${seeded.projectId}/issues/`;
-    const create = await writeCost(server, name, seeded.token, issuePath, () => ({ name: words(5), description: words(40) }), setTriggers, rounds, seconds);
+    const newIssue = () => ({ name: words(5), description: words(40) });
+    const newComment = () => ({ body: words(20) });
+    const create = await writeCost(server, name, seeded.token, issuePath, newIssue, setTriggers, rounds, seconds);
     const firstIssue = (await q<{ id: string }>(`SELECT id FROM issues WHERE project_id = $1 ORDER BY sequence_id DESC LIMIT 1`, [seeded.projectId])).rows;
-    const comment = await writeCost(
-      server,
-      name,
-      seeded.token,
-      `${issuePath}${firstIssue[0]!.id}/comments/`,
-      () => ({ body: words(20) }),
-      setTriggers,
-      rounds,
-      seconds,
-    );
+    const commentPath = `${issuePath}${firstIssue[0]!.id}/comments/`;
+    const comment = await writeCost(server, name, seeded.token, commentPath, newComment, setTriggers, rounds, seconds);
     // The same one request at a time (a user's wait for their own write, as the reads above are measured): without
     // the ten connections' contention on the project's counter, the event loop and the two cores.
     const half = Math.max(2, rounds / 2);
-    const createOne = await writeCost(server, name, seeded.token, issuePath, () => ({ name: words(5), description: words(40) }), setTriggers, half, seconds, 1);
-    const commentOne = await writeCost(
-      server,
-      name,
-      seeded.token,
-      `${issuePath}${firstIssue[0]!.id}/comments/`,
-      () => ({ body: words(20) }),
-      setTriggers,
-      half,
-      seconds,
-      1,
-    );
+    const createOne = await writeCost(server, name, seeded.token, issuePath, newIssue, setTriggers, half, seconds, 1);
+    const commentOne = await writeCost(server, name, seeded.token, commentPath, newComment, setTriggers, half, seconds, 1);
     const cpu = (xs: Rates['cpuOn']) => {
       const [server, database] = [median(xs.map((x) => x.server)), median(xs.map((x) => x.database))];
       return { server, database, total: server + database, text: `${f2(server)} + ${f2(database)}` };
