@@ -15,12 +15,12 @@
  * 2. PGlite (a data folder of its own, kept and reused with BENCH_PGLITE_DIR): 100,000 issues (quick 20,000), search
  *    p95 (target <= 100 ms).
  * 3. Create issue and create comment (POST, 10 connections, and then one at a time in half as many pairs; one project,
- *    every comment on one issue) with the search
- *    triggers on against off (`ALTER TABLE ... DISABLE TRIGGER`: the commit before this feature wrote no search rows;
- *    it took a new issue's number in a statement of its own, which a trigger does in both modes since migration 1103,
- *    so "off" is if anything faster than that commit), target >= 0.9: 16 pairs of 4 s windows run back to back (quick: 4 of 2 s) after an unmeasured one each way; the
- *    ratio is the median of the pairs', shown with their middle half, beside the CPU per request (the server's process
- *    and the database's backends, from /proc).
+ *    every comment on one issue) with the search triggers on against off (`ALTER TABLE ... DISABLE TRIGGER`: the
+ *    commit before this feature wrote no search rows; it took a new issue's number in a statement of its own, which a
+ *    trigger does in both modes since migration 1103, so "off" is if anything faster than that commit), target >= 0.9:
+ *    16 pairs of 4 s windows run back to back (quick: 4 of 2 s) after an unmeasured one each way; the ratio is the
+ *    median of the pairs', shown with their middle half, beside the CPU per request (the server's process and the
+ *    database's backends, from /proc).
  * Writes bench/results/search.md.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
