@@ -223,7 +223,10 @@ describe('search', () => {
     await ctx()
       .app.jobs.find((j) => j.name === 'search.reindex')!
       .run();
-    expect(names(await search('ödeme'))).toEqual(['Ödemeler yapıldı']);
+    const stemmed = await search('ödeme');
+    expect(names(stemmed)).toEqual(['Ödemeler yapıldı']);
+    // The snippet highlights the inflected word that the stem found.
+    expect(stemmed.body.results[0].snippet).toMatchObject({ field: 'name', text: 'Ödemeler yapıldı', highlights: [[0, 8]] });
     expectProblem(await api.patch(`/api/workspaces/${ws.slug}/`, { search_language: 'klingon' }, { token: ws.admin.token }), 400, 'validation_failed');
   });
 });
