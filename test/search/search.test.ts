@@ -225,7 +225,7 @@ describe('search', () => {
       .run();
     const stemmed = await search('ödeme');
     expect(names(stemmed)).toEqual(['Ödemeler yapıldı']);
-    // The snippet highlights the inflected word that the stem found.
+    // The snippet highlights the whole inflected word (found by its stem, and by the typed word as its prefix).
     expect(stemmed.body.results[0].snippet).toMatchObject({ field: 'name', text: 'Ödemeler yapıldı', highlights: [[0, 8]] });
     expectProblem(await api.patch(`/api/workspaces/${ws.slug}/`, { search_language: 'klingon' }, { token: ws.admin.token }), 400, 'validation_failed');
   });
