@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createIssue, createProject, createWorkspace } from '../helpers/factories.js';
 import { useTestApp } from '../helpers/test-app.js';
+import { nextWindowStart } from '../../src/modules/search/search.repository.js';
 
 const ctx = useTestApp();
 
@@ -68,6 +69,47 @@ describe('the documents by month', () => {
     // One score for all: the most recently updated first, which is here the newest.
     expect(res.body.results.map((r: { issue: { id: string } }) => r.issue.id)).toEqual([...ids].reverse());
   });
+  it('finds the newest 1,000 of matches whose months are dense, sparse and dense again (windows sized by density)', async () => {
+    const { api, clock, database } = ctx();
+    const ws = await createWorkspace(api);
+    const project = await createProject(api, ws);
+    const now = new Date('2026-01-15T09:00:00Z');
+    const state = (await sql<{ id: string }>`SELECT id FROM states WHERE project_id = ${project.id}::uuid AND "group" = 'backlog'`.execute(database.db))
+      .rows[0]!.id;
+    // 300 issues in the last 45 days (the first window), 100 over the next 150 days, 200 over the 450 days after, and
+    // 700 more two years back: the windows after the first are sized by the matches found so far, and the last one is
+    // every older month. Created (and updated) every `step` days after `from` days before now.
+    const groups = [
+      { count: 300, from: 0, step: 0.145 },
+      { count: 100, from: 46, step: 1.5 },
+      { count: 200, from: 205, step: 2.2 },
+      { count: 700, from: 700, step: 0.28 },
+    ];
+    let sequence = 0;
+    for (const g of groups) {
+      await sql`
+        INSERT INTO issues (id, workspace_id, project_id, sequence_id, name, state_id, state_group, priority, created_by, created_at, updated_at)
+        SELECT gen_random_uuid(), ${ws.workspaceId}::uuid, ${project.id}::uuid, ${sequence} + n, 'Fatura ' || (${sequence} + n), ${state}::uuid, 'backlog', 'none',
+               ${ws.admin.user.id}::uuid, t, t
+        FROM generate_series(1, ${g.count}::int) n, LATERAL (SELECT ${now}::timestamptz - make_interval(secs => (${g.from}::float8 + n * ${g.step}::float8) * 86400) AS t) at`.execute(
+        database.db,
+      );
+      sequence += g.count;
+    }
+    clock.set(now);
+    const newest = (
+      await sql<{ id: string }>`SELECT id FROM issues WHERE workspace_id = ${ws.workspaceId}::uuid ORDER BY created_at DESC`.execute(database.db)
+    ).rows.map((r) => r.id);
+    expect(newest).toHaveLength(1300);
+    // One score for all: ranked by `updated_at`, here the creation time; the page before the cap ends at the 1,000th newest.
+    for (const offset of [0, 380, 590, 980]) {
+      const res = await api.get(`/api/workspaces/${ws.slug}/search/?q=fatura&per_page=20&offset=${offset}`, { token: ws.admin.token });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ total: 1000, total_capped: true });
+      expect(res.body.results.map((r: { issue: { id: string } }) => r.issue.id)).toEqual(newest.slice(offset, offset + 20));
+    }
+  });
+
   it('takes similar issues from every window of creation time', async () => {
     const { api, clock } = ctx();
     const ws = await createWorkspace(api);
@@ -86,5 +128,19 @@ describe('the documents by month', () => {
     expect(res.status, res.text).toBe(200);
     // one of every window: the closest name first (the shortest number), then the most recently updated
     expect(res.body.map((r: { issue: { id: string } }) => names.get(r.issue.id))).toEqual([1, 60, 120, 365, 730]);
+  });
+});
+
+describe('the windows after the first', () => {
+  const DAY = 86_400_000;
+  const now = Date.UTC(2026, 0, 15);
+  it('hold the missing matches at the density found so far, with half again to spare', () => {
+    // 300 found in the last 45 days: 701 missing take 105 days at that density, 157.7 with the room.
+    expect((now - 45 * DAY - nextWindowStart({ now, upper: now - 45 * DAY, found: 300, missing: 701, statements: 1 })!) / DAY).toBeCloseTo(157.725, 2);
+  });
+  it('are every older month when nothing was found, after the third statement, or before 1970', () => {
+    expect(nextWindowStart({ now, upper: now - 45 * DAY, found: 0, missing: 1001, statements: 1 })).toBeNull();
+    expect(nextWindowStart({ now, upper: now - 400 * DAY, found: 600, missing: 401, statements: 3 })).toBeNull();
+    expect(nextWindowStart({ now, upper: now - 45 * DAY, found: 1, missing: 1000, statements: 1 })).toBeNull();
   });
 });

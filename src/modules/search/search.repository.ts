@@ -93,71 +93,98 @@ const EPOCH_MS = (column: RawBuilder<unknown>) => sql<number>`(extract(epoch FRO
 const and = (parts: RawBuilder<unknown>[]) => (parts.length ? sql` AND ${sql.join(parts, sql` AND `)}` : sql``);
 
 /**
- * The windows of creation time the issues' own matches are looked for in, newest first (days before now, then the
+ * The windows of creation time similar issues' candidates are looked for in, newest first (days before now, then the
  * rest): the documents are partitioned by month (migration 1100), and a window's statement reads only its months.
  */
 const WINDOW_DAYS = [45, 135, 375];
 const DAY_MS = 86_400_000;
-
-/**
- * The newest `limit` rows of a statement over the documents (`d`, newest first), asked window by window of creation
- * time: a UNION ALL of each window's newest rows under the limit, which PostgreSQL reads in order and stops reading
- * once the limit is reached, so older months are read only when the newer ones hold too few rows. In one statement
- * over every month, PostgreSQL merges the months' ordered scans, and each month's scan reads until its first match:
- * for a rare combination of words, a walk through each old month.
- */
-function byWindows(now: Date, limit: number, rows: (range: RawBuilder<unknown>) => RawBuilder<unknown>) {
-  const windows = windowRanges(now).map((range) => sql`(${rows(range)})`);
-  // No ORDER BY around the windows: the union's order is theirs (newest window first), and sorting them again would
-  // read every window.
-  return sql`SELECT * FROM (${sql.join(windows, sql` UNION ALL `)}) w LIMIT ${limit}`;
-}
 
 /** The windows of creation time (conditions on `d.created_at`), newest first. */
 function windowRanges(now: Date): RawBuilder<unknown>[] {
   const ranges: RawBuilder<unknown>[] = [];
   let upper: Date | null = null;
   for (const lower of [...WINDOW_DAYS.map((days) => new Date(now.getTime() - days * DAY_MS)), null]) {
-    const from = lower ? sql`AND d.created_at >= ${lower}` : sql``;
-    const to = upper ? sql`AND d.created_at < ${upper}` : sql``;
-    ranges.push(sql`${from} ${to}`);
+    ranges.push(rangeOf(lower, upper));
     upper = lower;
   }
   return ranges;
 }
 
+/** `lower <= d.created_at < upper`, either bound left out when null. */
+function rangeOf(lower: Date | null, upper: Date | null): RawBuilder<unknown> {
+  const from = lower ? sql`AND d.created_at >= ${lower}` : sql``;
+  const to = upper ? sql`AND d.created_at < ${upper}` : sql``;
+  return sql`${from} ${to}`;
+}
+
 /**
- * The newest matches of a query among a table's documents (`issue_search`, or `issue_search_parts`: several rows per
- * issue), newest issue first, at most `limit` rows. Planned with its values (the tsquery is a constant the planner
- * sees, with the lexemes' statistics): a common word walks the newest documents through (workspace_id, created_at) and
- * stops after `limit` matches, a rare one is found through the GIN index.
- *
- * The issues' documents are asked window by window, newest first, in one statement: a UNION ALL of each window's
- * newest matches under the limit, which PostgreSQL reads in order and stops reading once the limit is reached, so
- * older months are read only when the newer ones hold too few matches. Each window is planned on its own months'
- * statistics: a word common over the years but rare this month is looked up in this month's index instead of walking.
+ * The issues' own matches are asked window by window of creation time, newest first, each window a statement planned
+ * with its values over its own months (migration 1100): the first window is the last `FIRST_WINDOW_DAYS`, and each
+ * next one is sized by the density of matches found so far, to hold the matches still missing with room to spare
+ * (`WINDOW_ROOM`). A common word is found in the first window's months alone (the other months are neither planned
+ * nor read); a rarer one reads about the months its 1,001 newest matches are in, where fixed windows read each window
+ * whole, up to eight months more than needed. After `WINDOW_STATEMENTS - 1` windows, or when the windows so far found
+ * nothing, the last one is every older month.
+ */
+const FIRST_WINDOW_DAYS = 45;
+const WINDOW_ROOM = 1.5;
+const WINDOW_STATEMENTS = 4;
+
+/** The lower bound of the window after one ending at `upper` (ms), or null for every older month. */
+export function nextWindowStart(input: { now: number; upper: number; found: number; missing: number; statements: number }): number | null {
+  if (input.found === 0 || input.statements >= WINDOW_STATEMENTS - 1) return null;
+  const searched = input.now - input.upper;
+  const lower = input.upper - Math.ceil((searched * input.missing * WINDOW_ROOM) / input.found);
+  // Before 1970 (a span PostgreSQL's timestamps may not even hold): every older month.
+  return lower > 0 ? lower : null;
+}
+
+interface OwnMatch {
+  issue_id: string;
+  created_ms: number;
+  in_name: boolean;
+  updated_ms: number | null;
+}
+
+/**
+ * The newest `limit` matches of a query among a table's documents (`issue_search`, or `issue_search_parts`: several
+ * rows per issue), newest first. Planned with its values (the tsquery is a constant the planner sees, with the
+ * lexemes' statistics): a common word walks the newest documents through (workspace_id, created_at) and stops after
+ * `limit` matches, a rare one is found through the GIN index. The issues' documents are asked window by window (see
+ * `FIRST_WINDOW_DAYS`); each window is planned on its own months' statistics, so a word common over the years but rare
+ * this month is looked up in this month's index instead of walking.
  */
 async function newestMatches(
   tx: Executor,
   table: 'issue_search' | 'issue_search_parts',
   input: { workspaceId: string; query: string; nameQuery: string; filters: RawBuilder<unknown>[]; limit: number; now: Date },
-) {
+): Promise<OwnMatch[]> {
   const ws = input.workspaceId;
   const filterOn = input.filters.length
     ? sql`AND EXISTS (SELECT 1 FROM issues i WHERE i.workspace_id = ${ws}::uuid AND i.id = d.issue_id ${and(input.filters)})`
     : sql``;
-  const matches = (range: RawBuilder<unknown>) => sql`
-    SELECT d.issue_id, ${EPOCH_MS(sql`d.created_at`)} AS created_ms,
-           ${table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`} AS in_name,
-           ${table === 'issue_search' ? EPOCH_MS(sql`d.updated_at`) : sql`NULL::float8`} AS updated_ms
-    FROM ${sql.table(table)} d
-    WHERE d.workspace_id = ${ws}::uuid AND d.document @@ ${input.query}::tsquery ${range} ${filterOn}
-    ORDER BY d.created_at DESC LIMIT ${input.limit}`;
-  const statement = table === 'issue_search_parts' ? matches(sql``) : byWindows(input.now, input.limit, matches);
-  const rows = await sql<{ issue_id: string; created_ms: number; in_name: boolean; updated_ms: number | null }>`${statement} ${sql.raw(CUSTOM_PLAN)}`.execute(
-    tx,
-  );
-  return rows.rows;
+  const matches = async (range: RawBuilder<unknown>, limit: number) =>
+    (
+      await sql<OwnMatch>`
+        SELECT d.issue_id, ${EPOCH_MS(sql`d.created_at`)} AS created_ms,
+               ${table === 'issue_search' ? sql`d.document @@ ${input.nameQuery}::tsquery` : sql`false`} AS in_name,
+               ${table === 'issue_search' ? EPOCH_MS(sql`d.updated_at`) : sql`NULL::float8`} AS updated_ms
+        FROM ${sql.table(table)} d
+        WHERE d.workspace_id = ${ws}::uuid AND d.document @@ ${input.query}::tsquery ${range} ${filterOn}
+        ORDER BY d.created_at DESC LIMIT ${limit} ${sql.raw(CUSTOM_PLAN)}`.execute(tx)
+    ).rows;
+  if (table === 'issue_search_parts') return matches(sql``, input.limit);
+
+  const now = input.now.getTime();
+  const rows: OwnMatch[] = [];
+  let upper: number | null = null;
+  let lower: number | null = now - FIRST_WINDOW_DAYS * DAY_MS;
+  for (let statements = 1; ; statements++) {
+    rows.push(...(await matches(rangeOf(lower === null ? null : new Date(lower), upper === null ? null : new Date(upper)), input.limit - rows.length)));
+    if (rows.length >= input.limit || lower === null) return rows;
+    upper = lower;
+    lower = nextWindowStart({ now, upper, found: rows.length, missing: input.limit - rows.length, statements });
+  }
 }
 
 interface Candidate {
