@@ -10,7 +10,7 @@ import { alwaysAvailable, type DatabaseAvailability, trackAvailability } from '.
 import { type HoldObserver, watchHolds } from './holds.js';
 import { nameStatements } from './named-statements.js';
 import { type ReplicaRouting, routeReads } from './replicas.js';
-import { applySessionSettings } from './session-settings.js';
+import { applySessionSettings, POOL_IDLE_TIMEOUT_MS } from './session-settings.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -53,18 +53,11 @@ export interface PostgresOptions {
   replicaMaxLagS?: number;
 }
 
-/** How long a pooled connection may sit idle before it is closed. */
-const IDLE_TIMEOUT_MS = 60_000;
-
 export function openPostgres(url: string, options: PostgresOptions | number = {}): DatabaseHandle {
   const { poolSize = 10, pooler = 'none', replicaUrls = [], replicaMaxLagS = 5 } = typeof options === 'number' ? { poolSize: options } : options;
   // connectionTimeoutMillis: a database that does not answer (a failover under way, a dropped network) fails the
   // request with a 503 after 5 s instead of holding it; keepAlive finds a dead peer without waiting for a statement.
-  // idleTimeoutMillis: a connection idle for a minute is closed (node-postgres' default is 10 s). A new connection is
-  // a new backend, which reads the catalog entries of every table, partition and index it touches and prepares each
-  // statement again: a search after 12 s of quiet took 93-260 ms against 28-46 ms on the connections of a second
-  // before (search's 27 monthly partitions, 1,000,000 issues; docs/decisions/search.md, "Connections kept warm").
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, idleTimeoutMillis: IDLE_TIMEOUT_MS, keepAlive: true });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS, keepAlive: true });
   const probe = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 1 });
   probe.on('error', () => undefined); // its one connection is closed after each probe; a loss there means nothing
   const availability = trackAvailability(() => probe.query('SELECT 1'), { pooler });

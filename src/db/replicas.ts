@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { describeDatabaseError, type AvailabilityLog } from './availability.js';
 import { nameStatements } from './named-statements.js';
-import { applySessionSettings } from './session-settings.js';
+import { applySessionSettings, POOL_IDLE_TIMEOUT_MS } from './session-settings.js';
 
 /**
  * Read replicas (contract 27.3), after GitLab's database load balancer: reads that tolerate a replica go to a healthy
@@ -93,7 +93,13 @@ export function routeReads(
   let log: AvailabilityLog | undefined;
   const replicas: Replica[] = replicaUrls.map((url) => {
     const u = new URL(url);
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize, connectionTimeoutMillis: 2_000, keepAlive: true });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize,
+      connectionTimeoutMillis: 2_000,
+      idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS,
+      keepAlive: true,
+    });
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
       if (options.pooler === 'none') applySessionSettings(client);

@@ -10,6 +10,15 @@ import type pg from 'pg';
 export const IO_CONCURRENCY = 64;
 
 /**
+ * How long a pooled connection (the pool's, and the replicas') may sit idle before it is closed; node-postgres' default
+ * is 10 s. A new connection is a new backend, which reads the catalog entries of every table, partition and index it
+ * touches and prepares each statement again: a search after 12 s of quiet took 93-260 ms against 28-46 ms on the
+ * connections of a second before (search's 27 monthly partitions, 1,000,000 issues; docs/decisions/search.md,
+ * "Connections kept warm").
+ */
+export const POOL_IDLE_TIMEOUT_MS = 60_000;
+
+/**
  * The session settings of each new direct PostgreSQL connection (the pool's, and the replicas'). A value the operator
  * chose (on the server, the database or the role) is kept: only the compiled default is raised. Not behind a
  * transaction pooler (`DATABASE_POOLER=transaction`), where the service holds no session state: the setting would stay
